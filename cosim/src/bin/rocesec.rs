@@ -1,0 +1,2 @@
+//! `rocesec` command-line tool.
+fn main() {}

@@ -1,0 +1,2 @@
+//! # rocesec-cosim — Verilator co-simulation of the rocesec RTL against the golden model
+#![warn(missing_docs)]
