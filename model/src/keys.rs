@@ -57,7 +57,13 @@ impl Key {
 impl fmt::Debug for Key {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // Never print key material by accident; the fingerprint is enough to compare.
-        write!(f, "Key({} bits, {:02x}{:02x}..)", self.0.len() * 8, self.0[0], self.0[1])
+        write!(
+            f,
+            "Key({} bits, {:02x}{:02x}..)",
+            self.0.len() * 8,
+            self.0[0],
+            self.0[1]
+        )
     }
 }
 
@@ -263,16 +269,25 @@ impl KeyFile {
     /// # Errors
     /// [`KeyFileError`] on syntax errors, unknown fields, a bad secret or AES size.
     pub fn from_yaml(s: &str) -> Result<Self, KeyFileError> {
-        let k: KeyFile = serde_norway::from_str(s).map_err(|e| KeyFileError::Yaml(e.to_string()))?;
+        let k: KeyFile =
+            serde_norway::from_str(s).map_err(|e| KeyFileError::Yaml(e.to_string()))?;
         if k.version != 1 {
-            return Err(KeyFileError::Invalid(format!("version {} (expected 1)", k.version)));
+            return Err(KeyFileError::Invalid(format!(
+                "version {} (expected 1)",
+                k.version
+            )));
         }
         if k.aes != 128 && k.aes != 256 {
-            return Err(KeyFileError::Invalid(format!("aes: {} (expected 128 or 256)", k.aes)));
+            return Err(KeyFileError::Invalid(format!(
+                "aes: {} (expected 128 or 256)",
+                k.aes
+            )));
         }
         let sec = k.secret()?;
         if !(16..=64).contains(&sec.len()) {
-            return Err(KeyFileError::Invalid("session_secret must be 16..64 bytes".into()));
+            return Err(KeyFileError::Invalid(
+                "session_secret must be 16..64 bytes".into(),
+            ));
         }
         Ok(k)
     }
@@ -309,7 +324,7 @@ impl KeyFile {
 }
 
 /// Derived keys, cached (the model of the RTL's derived-key cache), with a count of KDF runs.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct KeyStore {
     secret: Vec<u8>,
     key_len: usize,
@@ -364,7 +379,10 @@ impl KeyStore {
                 .map(|q| ((gid_of(q.gid), q.qpn & 0xFF_FFFF), q.policy.clone()))
                 .collect(),
             default: k.default.clone(),
-            mrs: k.mrs.as_ref().map(|v| v.iter().map(|m| (gid_of(m.gid), m.rkey)).collect()),
+            mrs: k
+                .mrs
+                .as_ref()
+                .map(|v| v.iter().map(|m| (gid_of(m.gid), m.rkey)).collect()),
             pd: HashMap::new(),
             qp: HashMap::new(),
             mr: HashMap::new(),
@@ -409,7 +427,12 @@ impl KeyStore {
                 self.qp.insert(id, k.clone());
                 Ok(k)
             }
-            KeyRef::Node { gid, rkey, level, index } => {
+            KeyRef::Node {
+                gid,
+                rkey,
+                level,
+                index,
+            } => {
                 let id = (pd, epoch, gid, rkey, level, index);
                 if let Some(k) = self.node.get(&id) {
                     return Ok(k.clone());
@@ -456,16 +479,78 @@ mod tests {
         let k = KeyFile::demo().expect("demo keys");
         let mut s = KeyStore::new(&k).expect("store");
         let g = gid_of("10.0.0.1".parse().expect("ip"));
-        let a = s.key(1, 0, &KeyRef::Qp { gid: g, qpn: 17, salt: 0 }).expect("k");
-        let b = s.key(1, 0, &KeyRef::Qp { gid: g, qpn: 18, salt: 0 }).expect("k");
-        let c = s.key(1, 1, &KeyRef::Qp { gid: g, qpn: 17, salt: 0 }).expect("k");
-        let d = s.key(1, 0, &KeyRef::Node { gid: g, rkey: 5, level: 0, index: 1 }).expect("k");
-        let e = s.key(1, 0, &KeyRef::Node { gid: g, rkey: 5, level: 0, index: 2 }).expect("k");
+        let a = s
+            .key(
+                1,
+                0,
+                &KeyRef::Qp {
+                    gid: g,
+                    qpn: 17,
+                    salt: 0,
+                },
+            )
+            .expect("k");
+        let b = s
+            .key(
+                1,
+                0,
+                &KeyRef::Qp {
+                    gid: g,
+                    qpn: 18,
+                    salt: 0,
+                },
+            )
+            .expect("k");
+        let c = s
+            .key(
+                1,
+                1,
+                &KeyRef::Qp {
+                    gid: g,
+                    qpn: 17,
+                    salt: 0,
+                },
+            )
+            .expect("k");
+        let d = s
+            .key(
+                1,
+                0,
+                &KeyRef::Node {
+                    gid: g,
+                    rkey: 5,
+                    level: 0,
+                    index: 1,
+                },
+            )
+            .expect("k");
+        let e = s
+            .key(
+                1,
+                0,
+                &KeyRef::Node {
+                    gid: g,
+                    rkey: 5,
+                    level: 0,
+                    index: 2,
+                },
+            )
+            .expect("k");
         assert_ne!(a, b);
         assert_ne!(a, c);
         assert_ne!(d, e);
         assert_eq!(s.kdf_runs, 6); // 3 QP keys, 1 MR key shared by 2 node keys
-        let again = s.key(1, 0, &KeyRef::Qp { gid: g, qpn: 17, salt: 0 }).expect("k");
+        let again = s
+            .key(
+                1,
+                0,
+                &KeyRef::Qp {
+                    gid: g,
+                    qpn: 17,
+                    salt: 0,
+                },
+            )
+            .expect("k");
         assert_eq!(a, again);
         assert_eq!(s.kdf_runs, 6);
     }

@@ -18,6 +18,12 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod engine;
 pub mod gcm;
 pub mod ghash;
 pub mod kdf;
+pub mod keys;
+pub mod roce;
+pub mod sechdr;
+pub mod stage;
+pub mod verdict;

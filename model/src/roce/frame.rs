@@ -205,7 +205,8 @@ impl Packet {
 /// [`ParseError`] when the frame is addressed to UDP port 4791 but is not a well-formed RoCEv2
 /// packet. Frames that are not RoCEv2 at all return `Ok(Frame::NotRoce(..))`. Never panics.
 pub fn parse(frame: &[u8]) -> Result<Frame, ParseError> {
-    let eth = Ethernet2HeaderSlice::from_slice(frame).map_err(|_| ParseError::Truncated("Ethernet"))?;
+    let eth =
+        Ethernet2HeaderSlice::from_slice(frame).map_err(|_| ParseError::Truncated("Ethernet"))?;
     let mut ethertype = eth.ether_type().0;
     let mut off = eth.slice().len();
     let mut vlans = 0u8;
@@ -255,7 +256,9 @@ pub fn parse(frame: &[u8]) -> Result<Frame, ParseError> {
         other => return Ok(Frame::NotRoce(NotRoce::NotIp(other))),
     };
     let udp_off = ip_off + ip_hdr_len;
-    let udp = frame.get(udp_off..udp_off + UDP_LEN).ok_or(ParseError::Truncated("UDP"))?;
+    let udp = frame
+        .get(udp_off..udp_off + UDP_LEN)
+        .ok_or(ParseError::Truncated("UDP"))?;
     let dport = u16::from_be_bytes([udp[2], udp[3]]);
     if dport != ROCE_PORT {
         return Ok(Frame::NotRoce(NotRoce::OtherPort(dport)));
@@ -265,16 +268,18 @@ pub fn parse(frame: &[u8]) -> Result<Frame, ParseError> {
         return Err(ParseError::BadLength("UDP"));
     }
     let bth_off = udp_off + UDP_LEN;
-    let bth = Bth::parse(frame.get(bth_off..ip_end).unwrap_or(&[])).ok_or(ParseError::Truncated("BTH"))?;
+    let bth = Bth::parse(frame.get(bth_off..ip_end).unwrap_or(&[]))
+        .ok_or(ParseError::Truncated("BTH"))?;
     let op = opcode::info(bth.opcode).ok_or(ParseError::ReservedOpcode(bth.opcode))?;
     let mut eth_off = bth_off + BTH_LEN;
     let sec = match bth.tver {
         0 => None,
         TVER_PROTECTED => {
-            let s = SecHdr::parse(frame.get(eth_off..ip_end).unwrap_or(&[])).map_err(|e| match e {
-                SecHdrError::Truncated => ParseError::Truncated("SecHdr"),
-                e => ParseError::SecHdr(e),
-            })?;
+            let s =
+                SecHdr::parse(frame.get(eth_off..ip_end).unwrap_or(&[])).map_err(|e| match e {
+                    SecHdrError::Truncated => ParseError::Truncated("SecHdr"),
+                    e => ParseError::SecHdr(e),
+                })?;
             eth_off += SECHDR_LEN;
             Some(s)
         }

@@ -139,7 +139,10 @@ impl Aeth {
     /// Parse 4 bytes. `None` if too short.
     pub fn parse(b: &[u8]) -> Option<Self> {
         let b = b.get(0..4)?;
-        Some(Self { syndrome: b[0], msn: u32::from_be_bytes([0, b[1], b[2], b[3]]) })
+        Some(Self {
+            syndrome: b[0],
+            msn: u32::from_be_bytes([0, b[1], b[2], b[3]]),
+        })
     }
 
     /// True for a NAK (syndrome bits 6:5 = 0b11, §9.7.5.1).

@@ -1,4 +1,5 @@
 //! RoCEv2 packets: framing, transport headers, opcodes and the ICRC (IBTA Vol 1 Annex A17).
+pub mod build;
 pub mod frame;
 pub mod headers;
 pub mod icrc;

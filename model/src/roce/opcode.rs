@@ -179,12 +179,20 @@ pub fn info(code: u8) -> Option<OpcodeInfo> {
     match svc {
         Service::Rc | Service::Xrc => {
             let (c, e, p, s) = RC_OPS.get(low as usize).copied()?;
-            let name = if svc == Service::Rc { RC_NAMES } else { XRC_NAMES }[c as usize];
+            let name = if svc == Service::Rc {
+                RC_NAMES
+            } else {
+                XRC_NAMES
+            }[c as usize];
             if name.is_empty() {
                 return None;
             }
             // XRC requests carry an XRCETH; XRC responses (READ responses, ACKs) do not (§9.3.1.1).
-            let xrc = if svc == Service::Xrc && !(0x0D..=0x12).contains(&c) { XRCETH } else { 0 };
+            let xrc = if svc == Service::Xrc && !(0x0D..=0x12).contains(&c) {
+                XRCETH
+            } else {
+                0
+            };
             let mut i = op!(code, name, Rc, e | xrc, p, Only);
             i.service = svc;
             i.segment = s;
@@ -317,7 +325,9 @@ mod tests {
 
     #[test]
     fn reserved_opcodes_are_none() {
-        for c in [0x15u8, 0x18, 0x1E, 0x1F, 0x2C, 0x40, 0x60, 0x66, 0x80, 0x82, 0xC0, 0xFF] {
+        for c in [
+            0x15u8, 0x18, 0x1E, 0x1F, 0x2C, 0x40, 0x60, 0x66, 0x80, 0x82, 0xC0, 0xFF,
+        ] {
             assert!(info(c).is_none(), "opcode {c:#04x}");
         }
     }

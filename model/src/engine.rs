@@ -1,0 +1,219 @@
+//! The two engine directions: [`Protector`] (TX: plain frame → protected frame) and
+//! [`Verifier`] (RX: protected frame → plain frame, or a typed rejection). Each owns its per-QP
+//! state and key cache, as the two tops of the RTL do.
+
+use crate::keys::{KeyFile, KeyFileError, KeyStore};
+use crate::roce::Service;
+use crate::sechdr::{iv, Mode, SecHdr, ICV_LEN};
+use crate::stage::key::{self, QpId, RxQp, TxQp};
+use crate::stage::parse::{parse, Parsed};
+use crate::stage::{crypto, emit};
+use crate::verdict::{Counters, Forward, Reason};
+use std::collections::HashMap;
+
+/// Output of one engine step.
+pub type Verdict = Result<(Forward, Vec<u8>), Reason>;
+
+/// TX direction.
+#[derive(Clone, Debug)]
+pub struct Protector {
+    store: KeyStore,
+    qps: HashMap<QpId, TxQp>,
+    /// Counters.
+    pub counters: Counters,
+}
+
+impl Protector {
+    /// New protector from a key file.
+    ///
+    /// # Errors
+    /// [`KeyFileError`] for a key file with a bad secret.
+    pub fn new(k: &KeyFile) -> Result<Self, KeyFileError> {
+        Ok(Self {
+            store: KeyStore::new(k)?,
+            qps: HashMap::new(),
+            counters: Counters::default(),
+        })
+    }
+
+    /// Number of KDF runs so far (derived-key cache misses).
+    pub fn kdf_runs(&self) -> u64 {
+        self.store.kdf_runs
+    }
+
+    /// Protect one Ethernet frame.
+    ///
+    /// # Errors
+    /// A [`Reason`] when the frame cannot be protected (malformed, bad ICRC, no key, PN space
+    /// exhausted, already protected). Never panics on any input.
+    pub fn protect(&mut self, frame: &[u8]) -> Verdict {
+        let v = self.protect_inner(frame);
+        self.counters
+            .count(&v.as_ref().map(|(f, _)| *f).map_err(|r| *r));
+        v
+    }
+
+    fn protect_inner(&mut self, frame: &[u8]) -> Verdict {
+        let p = match parse(frame)? {
+            Parsed::NotRoce(_) => return Ok((Forward::NotRoce, frame.to_vec())),
+            Parsed::Roce(p) => p,
+        };
+        if p.op.service == Service::Cnp {
+            return Ok((Forward::Cnp, frame.to_vec()));
+        }
+        if p.sec.is_some() {
+            return Err(Reason::Malformed);
+        }
+        let gid = p.dest_gid(frame);
+        let pol = self.store.policy(&gid, p.bth.dest_qp).clone();
+        if pol.mode == Mode::Bypass {
+            return Ok((Forward::Bypass, frame.to_vec()));
+        }
+        let id = (gid, p.bth.dest_qp);
+        let qp = self
+            .qps
+            .entry(id)
+            .or_insert_with(|| TxQp::new(&pol))
+            .clone();
+        let (sel, pn) = key::select_tx(&self.store, &qp, frame, &p, &gid)?;
+        let k = self
+            .store
+            .key(sel.pd, sel.epoch, &sel.key)
+            .map_err(|_| Reason::UnknownKey)?;
+        let sec = SecHdr {
+            mode: pol.mode,
+            level: sel.level,
+            epoch: sel.epoch,
+            pn,
+        };
+        let mut payload = frame[p.payload_off..p.payload_end].to_vec();
+        // Lay out the output first: the AAD is taken from the protected headers.
+        let mut out = emit::insert(frame, &p, &sec, &payload).ok_or(Reason::Malformed)?;
+        let Ok(crate::roce::Frame::Roce(q)) = crate::roce::parse(&out) else {
+            return Err(Reason::Malformed);
+        };
+        let aad = emit::header_aad(&out, &q);
+        let icv = crypto::seal(
+            pol.mode,
+            &k,
+            &iv(p.bth.dest_qp, sel.salt, pn),
+            &aad,
+            &mut payload,
+        );
+        out[q.payload_off..q.payload_end].copy_from_slice(&payload);
+        out[q.payload_end..q.payload_end + ICV_LEN].copy_from_slice(&icv);
+        crate::roce::icrc::fix(&mut out, &q);
+        emit::fix_udp_checksum(&mut out, &q);
+        // Commit state only for a packet that leaves.
+        let st = self.qps.entry(id).or_insert_with(|| TxQp::new(&pol));
+        st.next_pn = pn + 1;
+        if key::is_write_first(&p) {
+            st.cont = Some(sel.key);
+        }
+        Ok((Forward::Processed, out))
+    }
+
+    /// Start using `epoch` for new packets to (`gid`, `qpn`) (the make step of rotation: the
+    /// receiver must have the epoch installed first).
+    pub fn set_epoch(&mut self, id: QpId, epoch: u8) {
+        let pol = self.store.policy(&id.0, id.1).clone();
+        self.qps.entry(id).or_insert_with(|| TxQp::new(&pol)).epoch = epoch;
+    }
+}
+
+/// RX direction.
+#[derive(Clone, Debug)]
+pub struct Verifier {
+    store: KeyStore,
+    qps: HashMap<QpId, RxQp>,
+    /// Counters.
+    pub counters: Counters,
+}
+
+impl Verifier {
+    /// New verifier from a key file.
+    ///
+    /// # Errors
+    /// [`KeyFileError`] for a key file with a bad secret.
+    pub fn new(k: &KeyFile) -> Result<Self, KeyFileError> {
+        Ok(Self {
+            store: KeyStore::new(k)?,
+            qps: HashMap::new(),
+            counters: Counters::default(),
+        })
+    }
+
+    /// Number of KDF runs so far (derived-key cache misses).
+    pub fn kdf_runs(&self) -> u64 {
+        self.store.kdf_runs
+    }
+
+    /// Install epoch+1 on (`gid`, `qpn`) (the receiver side of make-before-break).
+    pub fn install_next_epoch(&mut self, id: QpId) {
+        let pol = self.store.policy(&id.0, id.1).clone();
+        self.qps.entry(id).or_insert_with(|| RxQp::new(&pol)).next = true;
+    }
+
+    /// Verify one Ethernet frame and restore the plain frame.
+    ///
+    /// # Errors
+    /// The [`Reason`] of the rejection. Nothing of a rejected packet is released. Never panics.
+    pub fn verify(&mut self, frame: &[u8]) -> Verdict {
+        let v = self.verify_inner(frame);
+        self.counters
+            .count(&v.as_ref().map(|(f, _)| *f).map_err(|r| *r));
+        v
+    }
+
+    fn verify_inner(&mut self, frame: &[u8]) -> Verdict {
+        let p = match parse(frame)? {
+            Parsed::NotRoce(_) => return Ok((Forward::NotRoce, frame.to_vec())),
+            Parsed::Roce(p) => p,
+        };
+        if p.op.service == Service::Cnp {
+            return if p.sec.is_none() {
+                Ok((Forward::Cnp, frame.to_vec()))
+            } else {
+                Err(Reason::Policy)
+            };
+        }
+        let gid = p.dest_gid(frame);
+        let pol = self.store.policy(&gid, p.bth.dest_qp).clone();
+        let Some(sec) = p.sec else {
+            return if pol.mode == Mode::Bypass {
+                Ok((Forward::Bypass, frame.to_vec()))
+            } else {
+                Err(Reason::Policy)
+            };
+        };
+        let id = (gid, p.bth.dest_qp);
+        let qp = self
+            .qps
+            .entry(id)
+            .or_insert_with(|| RxQp::new(&pol))
+            .clone();
+        let sel = key::select_rx(&self.store, &qp, frame, &p, &sec, &gid)?;
+        let k = self
+            .store
+            .key(sel.pd, sel.epoch, &sel.key)
+            .map_err(|_| Reason::UnknownKey)?;
+        let aad = emit::header_aad(frame, &p);
+        let mut payload = frame[p.payload_off..p.payload_end].to_vec();
+        let icv = &frame[p.payload_end..p.payload_end + ICV_LEN];
+        let iv = iv(p.bth.dest_qp, sel.salt, sec.pn);
+        crypto::open(sec.mode, &k, &iv, &aad, &mut payload, icv).map_err(|_| Reason::AuthFail)?;
+        let out = emit::strip(frame, &p, &payload).ok_or(Reason::Malformed)?;
+        // Authenticated: commit replay window, epoch promotion and WRITE continuation.
+        let st = self.qps.entry(id).or_insert_with(|| RxQp::new(&pol));
+        st.window.update(sec.pn);
+        if sel.epoch != st.epoch {
+            st.epoch = sel.epoch;
+            st.next = false;
+            self.counters.epoch_promotions += 1;
+        }
+        if key::is_write_first(&p) {
+            st.cont = Some(sel.key);
+        }
+        Ok((Forward::Processed, out))
+    }
+}
