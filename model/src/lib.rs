@@ -18,11 +18,13 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod cli;
 pub mod engine;
 pub mod gcm;
 pub mod ghash;
 pub mod kdf;
 pub mod keys;
+pub mod pcapio;
 pub mod roce;
 pub mod sechdr;
 pub mod stage;
