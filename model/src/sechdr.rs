@@ -83,7 +83,9 @@ impl std::str::FromStr for Mode {
             "header-auth" => Ok(Mode::HeaderAuth),
             "packet-auth" => Ok(Mode::PacketAuth),
             "aead" => Ok(Mode::Aead),
-            _ => Err(format!("unknown mode {s:?} (bypass, header-auth, packet-auth, aead)")),
+            _ => Err(format!(
+                "unknown mode {s:?} (bypass, header-auth, packet-auth, aead)"
+            )),
         }
     }
 }
@@ -139,7 +141,12 @@ impl SecHdr {
         }
         let mut pn = [0u8; 8];
         pn[2..].copy_from_slice(&b[2..8]);
-        Ok(Self { mode, level, epoch: b[1], pn: u64::from_be_bytes(pn) })
+        Ok(Self {
+            mode,
+            level,
+            epoch: b[1],
+            pn: u64::from_be_bytes(pn),
+        })
     }
 
     /// Encode to 8 bytes. A [`Mode::Bypass`] header encodes mode 0 (reserved), which no
@@ -168,7 +175,9 @@ pub fn iv(dest_qp: u32, qp_salt: u32, pn: u64) -> [u8; 12] {
     let q = dest_qp.to_be_bytes();
     let s = qp_salt.to_be_bytes();
     let p = pn.to_be_bytes();
-    [q[1], q[2], q[3], s[1], s[2], s[3], p[2], p[3], p[4], p[5], p[6], p[7]]
+    [
+        q[1], q[2], q[3], s[1], s[2], s[3], p[2], p[3], p[4], p[5], p[6], p[7],
+    ]
 }
 
 #[cfg(test)]
@@ -177,12 +186,28 @@ mod tests {
 
     #[test]
     fn sechdr_round_trip_and_reserved_values() {
-        let h = SecHdr { mode: Mode::Aead, level: 5, epoch: 200, pn: PN_MAX };
+        let h = SecHdr {
+            mode: Mode::Aead,
+            level: 5,
+            epoch: 200,
+            pn: PN_MAX,
+        };
         assert_eq!(SecHdr::parse(&h.encode()), Ok(h));
-        let q = SecHdr { mode: Mode::HeaderAuth, level: LEVEL_QP, epoch: 0, pn: 1 };
+        let q = SecHdr {
+            mode: Mode::HeaderAuth,
+            level: LEVEL_QP,
+            epoch: 0,
+            pn: 1,
+        };
         assert_eq!(q.encode(), [0x7F, 0, 0, 0, 0, 0, 0, 1]);
-        assert_eq!(SecHdr::parse(&[0x05, 0, 0, 0, 0, 0, 0, 1]), Err(SecHdrError::ReservedMode));
-        assert_eq!(SecHdr::parse(&[0xF5, 0, 0, 0, 0, 0, 0, 1]), Err(SecHdrError::ReservedLevel));
+        assert_eq!(
+            SecHdr::parse(&[0x05, 0, 0, 0, 0, 0, 0, 1]),
+            Err(SecHdrError::ReservedMode)
+        );
+        assert_eq!(
+            SecHdr::parse(&[0xF5, 0, 0, 0, 0, 0, 0, 1]),
+            Err(SecHdrError::ReservedLevel)
+        );
         assert_eq!(SecHdr::parse(&[0xC0; 7]), Err(SecHdrError::Truncated));
     }
 
