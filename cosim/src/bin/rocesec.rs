@@ -4,6 +4,7 @@
 //! rocesec inspect IN.pcap...
 //! rocesec protect [--keys KEYS.yaml] [--mode header-auth|packet-auth|aead] IN.pcap OUT.pcap
 //! rocesec verify  [--keys KEYS.yaml] IN.pcap OUT.pcap
+//! rocesec roundtrip [--keys KEYS.yaml] [--mode M] [PCAP...]
 //! ```
 //! Exit status: 0 success; 1 a packet was rejected (or, for inspect, has a bad ICRC); 2 error.
 
@@ -55,6 +56,17 @@ enum Cmd {
         /// Plain capture out (rejected packets are not written).
         output: PathBuf,
     },
+    /// Protect then verify captures in the model and compare with the input byte for byte.
+    Roundtrip {
+        /// Captures; the committed rxe corpus (testbench/captures) if none.
+        pcaps: Vec<PathBuf>,
+        /// Key file (YAML); the public demo key set if absent.
+        #[arg(long)]
+        keys: Option<PathBuf>,
+        /// Only this mode (default: header-auth, packet-auth and aead).
+        #[arg(long)]
+        mode: Option<Mode>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -84,6 +96,13 @@ fn main() -> ExitCode {
             output,
         } => match cli::load_keys(keys.as_deref(), mode) {
             Ok(k) => cli::verify(&k, &input, &output, &mut out),
+            Err(e) => {
+                eprintln!("error: {e}");
+                Ok(cli::EXIT_ERROR)
+            }
+        },
+        Cmd::Roundtrip { pcaps, keys, mode } => match cli::load_keys(keys.as_deref(), None) {
+            Ok(k) => cli::roundtrip_cmd(&k, &pcaps, mode, &mut out),
             Err(e) => {
                 eprintln!("error: {e}");
                 Ok(cli::EXIT_ERROR)
