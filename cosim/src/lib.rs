@@ -1,2 +1,3 @@
 //! # rocesec-cosim — Verilator co-simulation of the rocesec RTL against the golden model
 #![warn(missing_docs)]
+pub mod rtl;

@@ -1,0 +1,227 @@
+//! Verilate the rocesec RTL test tops and compile them into this crate (no make, no verilated.mk).
+//!
+//! For every entry of [`MODELS`]: `verilator --cc -O3` into `$OUT_DIR/<name>` with class prefix
+//! `V<name>`, then the generated C++ is compiled with the `cc` crate (fast files at
+//! `ROCESEC_VSIM_OPT`, default -O2 even in dev builds; `__Slow`/`__Syms` at -O0), together with the
+//! per-top shim `csrc/<module>.cpp` (symbols prefixed `<name>_`). The Verilator runtime
+//! (`verilated.cpp`, `verilated_threads.cpp`) is compiled once.
+//!
+//! Environment:
+//! - `VERILATOR`: the binary (default `verilator`); `VERILATOR_ROOT`: its root (default: asked
+//!   from `verilator --getenv VERILATOR_ROOT`).
+//! - `ROCESEC_FAULT=sbox`: build every AES model with `+define+FAULT_SBOX` (one flipped S-box bit)
+//!   so the ordinary comparison tests must fail. The `aes_cipher_pipe_fault` model always has it.
+//! - `ROCESEC_VSIM_OPT`: C++ optimisation level of the fast model files (default 2).
+#![allow(missing_docs)]
+
+use std::env;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// One Verilator model variant.
+struct Model {
+    /// Variant name: Verilator class `V<name>`, shim symbol prefix `<name>_`.
+    name: &'static str,
+    /// RTL top module (its shim is `csrc/<module>.cpp`).
+    module: &'static str,
+    /// File list, relative to `rtl/`; entries are relative to the list's folder.
+    filelist: &'static str,
+    /// `-G` parameter overrides.
+    params: &'static [(&'static str, &'static str)],
+    /// `+define+` macros.
+    defines: &'static [&'static str],
+}
+
+const MODELS: &[Model] = &[
+    Model {
+        name: "aes_cipher_pipe_128",
+        module: "aes_cipher_pipe",
+        filelist: "aes/aes_cipher_pipe.f",
+        params: &[("KeyLen", "128"), ("TagWidth", "16")],
+        defines: &[],
+    },
+    Model {
+        name: "aes_cipher_pipe_256",
+        module: "aes_cipher_pipe",
+        filelist: "aes/aes_cipher_pipe.f",
+        params: &[("KeyLen", "256"), ("TagWidth", "16")],
+        defines: &[],
+    },
+    Model {
+        name: "aes_cipher_pipe_fault",
+        module: "aes_cipher_pipe",
+        filelist: "aes/aes_cipher_pipe.f",
+        params: &[("KeyLen", "128"), ("TagWidth", "16")],
+        defines: &["FAULT_SBOX"],
+    },
+];
+
+fn main() {
+    let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
+    let rtl = manifest
+        .join("../rtl")
+        .canonicalize()
+        .expect("rtl/ next to cosim/");
+    let csrc = manifest.join("csrc");
+    let out = PathBuf::from(env::var("OUT_DIR").expect("OUT_DIR"));
+    let verilator = env::var("VERILATOR").unwrap_or_else(|_| "verilator".into());
+    let fault = env::var("ROCESEC_FAULT").unwrap_or_default();
+    for v in [
+        "VERILATOR",
+        "VERILATOR_ROOT",
+        "ROCESEC_FAULT",
+        "ROCESEC_VSIM_OPT",
+    ] {
+        println!("cargo:rerun-if-env-changed={v}");
+    }
+    println!("cargo:rerun-if-changed={}", rtl.display());
+    println!("cargo:rerun-if-changed={}", csrc.display());
+    for dir in walk(&rtl) {
+        println!("cargo:rerun-if-changed={}", dir.display());
+    }
+
+    let root = match env::var("VERILATOR_ROOT") {
+        Ok(r) if !r.is_empty() => PathBuf::from(r),
+        _ => {
+            let o = Command::new(&verilator)
+                .args(["--getenv", "VERILATOR_ROOT"])
+                .output()
+                .expect(
+                    "cannot run verilator: install it (apt-get install verilator) or set VERILATOR",
+                );
+            PathBuf::from(String::from_utf8_lossy(&o.stdout).trim())
+        }
+    };
+    let inc = root.join("include");
+    let opt: u32 = env::var("ROCESEC_VSIM_OPT")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2);
+
+    let base = |o: u32| {
+        let mut b = cc::Build::new();
+        b.cpp(true)
+            .std("c++17")
+            .opt_level(o)
+            .debug(false)
+            .warnings(false)
+            .cargo_metadata(true)
+            .include(&inc)
+            .include(inc.join("vltstd"))
+            .define("VM_TRACE", "0")
+            .define("VM_COVERAGE", "0")
+            .define("VM_SC", "0")
+            .flag_if_supported("-faligned-new")
+            .flag_if_supported("-fcf-protection=none")
+            .flag_if_supported("-Wno-bool-operation")
+            .flag_if_supported("-Wno-unused-parameter");
+        b
+    };
+
+    base(2)
+        .file(inc.join("verilated.cpp"))
+        .file(inc.join("verilated_threads.cpp"))
+        .compile("rocesec_verilated_rt");
+
+    for m in MODELS {
+        let mdir = out.join(m.name);
+        let _ = fs::remove_dir_all(&mdir);
+        let class = format!("V{}", m.name);
+        let mut cmd = Command::new(&verilator);
+        cmd.args([
+            "--cc",
+            "-O3",
+            "--x-assign",
+            "fast",
+            "--x-initial",
+            "fast",
+            "--noassert",
+        ])
+        .args(["-Wall", "-Wno-fatal", "--quiet-exit"])
+        .arg("--Mdir")
+        .arg(&mdir)
+        .arg("--prefix")
+        .arg(&class)
+        .arg("--top-module")
+        .arg(m.module);
+        for (k, v) in m.params {
+            cmd.arg(format!("-G{k}={v}"));
+        }
+        let mut defines: Vec<&str> = m.defines.to_vec();
+        if fault == "sbox" && m.module.starts_with("aes") {
+            defines.push("FAULT_SBOX");
+        }
+        for d in defines {
+            cmd.arg(format!("+define+{d}"));
+        }
+        for f in read_filelist(&rtl.join(m.filelist)) {
+            cmd.arg(f);
+        }
+        let st = cmd.status().expect("run verilator");
+        assert!(st.success(), "verilator failed for {}", m.name);
+
+        let (mut fast, mut slow) = (base(opt), base(0));
+        for b in [&mut fast, &mut slow] {
+            b.include(&mdir).include(&csrc);
+        }
+        let mut cpps: Vec<PathBuf> = fs::read_dir(&mdir)
+            .expect("read Mdir")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "cpp"))
+            .collect();
+        cpps.sort();
+        for p in cpps {
+            let n = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if n.contains("__Slow") || n.contains("__Syms") {
+                slow.file(&p);
+            } else {
+                fast.file(&p);
+            }
+        }
+        fast.file(csrc.join(format!("{}.cpp", m.module)))
+            .define("VTOP", class.as_str())
+            .define("VTOP_H", format!("\"{class}.h\"").as_str())
+            .define("PFX", m.name);
+        fast.compile(&format!("{}_fast", m.name));
+        slow.compile(&format!("{}_slow", m.name));
+    }
+    println!("cargo:rustc-link-lib=stdc++");
+    println!("cargo:rustc-link-lib=pthread");
+}
+
+/// Absolute paths of the sources named by a `.f` file list (one path per line, relative to the
+/// list's folder; `#`/`//` comments and blank lines ignored).
+fn read_filelist(f: &Path) -> Vec<PathBuf> {
+    let dir = f.parent().expect("file list folder");
+    let text = fs::read_to_string(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with("//"))
+        .map(|l| {
+            dir.join(l)
+                .canonicalize()
+                .unwrap_or_else(|e| panic!("{l}: {e}"))
+        })
+        .collect()
+}
+
+/// Every folder under `root` (for rerun-if-changed on added files).
+fn walk(root: &Path) -> Vec<PathBuf> {
+    let mut dirs = vec![root.to_path_buf()];
+    let mut i = 0;
+    while i < dirs.len() {
+        if let Ok(rd) = fs::read_dir(&dirs[i]) {
+            for e in rd.flatten() {
+                if e.path().is_dir() {
+                    dirs.push(e.path());
+                }
+            }
+        }
+        i += 1;
+    }
+    dirs
+}

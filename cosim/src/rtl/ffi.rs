@@ -1,0 +1,185 @@
+//! The only `unsafe` code of the crate: bindings to the Verilator models built by `build.rs`.
+//!
+//! Every model variant exports the same six functions (see `csrc/shim.h`), prefixed with the
+//! variant name. [`Model`] owns one instance and exposes them safely: ports are looked up by name
+//! once ([`Model::port`]) and then driven or read as little-endian `u32` words (word 0 = bits
+//! 31:0), with the word count checked on every call.
+#![allow(unsafe_code)]
+
+use std::ffi::{c_char, c_void, CString};
+use std::ptr::NonNull;
+
+/// The function table of one model variant.
+struct VTable {
+    new: unsafe extern "C" fn() -> *mut c_void,
+    delete: unsafe extern "C" fn(*mut c_void),
+    eval: unsafe extern "C" fn(*mut c_void),
+    port: unsafe extern "C" fn(*const c_char, *mut u32) -> i32,
+    set: unsafe extern "C" fn(*mut c_void, i32, *const u32),
+    get: unsafe extern "C" fn(*mut c_void, i32, *mut u32),
+}
+
+macro_rules! models {
+    ($($variant:ident => $pfx:literal,)*) => {
+        /// A Verilator model variant compiled into this crate (name = `build.rs` model name).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum Top {
+            $(
+                #[doc = concat!("`", $pfx, "`")]
+                $variant,
+            )*
+        }
+
+        mod sys {
+            use std::ffi::{c_char, c_void};
+            $(
+                #[allow(non_snake_case)]
+                pub mod $variant {
+                    use super::{c_char, c_void};
+                    extern "C" {
+                        #[link_name = concat!($pfx, "_new")]
+                        pub fn new() -> *mut c_void;
+                        #[link_name = concat!($pfx, "_delete")]
+                        pub fn delete(s: *mut c_void);
+                        #[link_name = concat!($pfx, "_eval")]
+                        pub fn eval(s: *mut c_void);
+                        #[link_name = concat!($pfx, "_port")]
+                        pub fn port(name: *const c_char, words: *mut u32) -> i32;
+                        #[link_name = concat!($pfx, "_set")]
+                        pub fn set(s: *mut c_void, idx: i32, w: *const u32);
+                        #[link_name = concat!($pfx, "_get")]
+                        pub fn get(s: *mut c_void, idx: i32, w: *mut u32);
+                    }
+                }
+            )*
+        }
+
+        impl Top {
+            fn vtable(self) -> &'static VTable {
+                match self {
+                    $(
+                        Top::$variant => {
+                            static VT: VTable = VTable {
+                                new: sys::$variant::new,
+                                delete: sys::$variant::delete,
+                                eval: sys::$variant::eval,
+                                port: sys::$variant::port,
+                                set: sys::$variant::set,
+                                get: sys::$variant::get,
+                            };
+                            &VT
+                        }
+                    )*
+                }
+            }
+
+            /// The variant's name as built by `build.rs`.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Top::$variant => $pfx,)*
+                }
+            }
+        }
+    };
+}
+
+models! {
+    AesCipherPipe128 => "aes_cipher_pipe_128",
+    AesCipherPipe256 => "aes_cipher_pipe_256",
+    AesCipherPipeFault => "aes_cipher_pipe_fault",
+}
+
+/// A port of a [`Model`]: index into the shim's port table and size in 32-bit words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Port {
+    idx: i32,
+    words: usize,
+}
+
+impl Port {
+    /// Size of the port in 32-bit words.
+    pub fn words(self) -> usize {
+        self.words
+    }
+}
+
+/// One live Verilator model instance (with its own `VerilatedContext`).
+pub struct Model {
+    top: Top,
+    vt: &'static VTable,
+    ptr: NonNull<c_void>,
+}
+
+impl Model {
+    /// Construct a model instance.
+    ///
+    /// # Panics
+    /// If the C++ constructor returns null (allocation failure).
+    pub fn new(top: Top) -> Self {
+        let vt = top.vtable();
+        // SAFETY: `new` is the shim constructor of this variant; it takes no arguments and
+        // returns a heap object owned by the caller (freed in Drop through the same variant's
+        // `delete`).
+        let raw = unsafe { (vt.new)() };
+        let ptr = NonNull::new(raw).expect("Verilator model allocation failed");
+        Self { top, vt, ptr }
+    }
+
+    /// The variant this instance was built from.
+    pub fn top(&self) -> Top {
+        self.top
+    }
+
+    /// Look a port up by its SystemVerilog name.
+    pub fn port(&self, name: &str) -> Option<Port> {
+        let cname = CString::new(name).ok()?;
+        let mut words = 0u32;
+        // SAFETY: `cname` is a valid NUL-terminated string alive for the call and `words` is a
+        // valid out-pointer; the function only reads the string and writes one u32.
+        let idx = unsafe { (self.vt.port)(cname.as_ptr(), &mut words) };
+        (idx >= 0).then_some(Port {
+            idx,
+            words: words as usize,
+        })
+    }
+
+    /// Evaluate the model (`eval()`).
+    pub fn eval(&mut self) {
+        // SAFETY: `ptr` is a live instance of this variant (constructed in `new`, freed only in
+        // Drop) and `&mut self` guarantees exclusive access.
+        unsafe { (self.vt.eval)(self.ptr.as_ptr()) }
+    }
+
+    /// Drive an input port. `w` must hold exactly `port.words()` words.
+    ///
+    /// # Panics
+    /// If `w.len() != port.words()`.
+    pub fn set(&mut self, port: Port, w: &[u32]) {
+        assert_eq!(w.len(), port.words, "port word count");
+        // SAFETY: `ptr` is live and exclusively borrowed; `port` came from this variant's port
+        // table, and the shim reads exactly `port.words` u32s from `w`, which has that length.
+        unsafe { (self.vt.set)(self.ptr.as_ptr(), port.idx, w.as_ptr()) }
+    }
+
+    /// Read a port into `w`, which must hold exactly `port.words()` words.
+    ///
+    /// # Panics
+    /// If `w.len() != port.words()`.
+    pub fn get(&self, port: Port, w: &mut [u32]) {
+        assert_eq!(w.len(), port.words, "port word count");
+        // SAFETY: `ptr` is live; the shim only reads model state and writes exactly
+        // `port.words` u32s into `w`, which has that length. Reading does not mutate the model.
+        unsafe { (self.vt.get)(self.ptr.as_ptr(), port.idx, w.as_mut_ptr()) }
+    }
+}
+
+impl Drop for Model {
+    fn drop(&mut self) {
+        // SAFETY: `ptr` was returned by this variant's `new`, is dropped exactly once here, and
+        // no reference to it outlives `self`.
+        unsafe { (self.vt.delete)(self.ptr.as_ptr()) }
+    }
+}
+
+// SAFETY-relevant note: `Model` is deliberately neither Send nor Sync (it holds a raw pointer);
+// each test thread builds its own instances.

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// aes_sbox: registered (synchronous-read) AES S-box ROM for NumBytes parallel byte lookups.
+//
+// Data format
+// -----------
+// data_i/data_o hold NumBytes bytes, byte j in bits [8*NumBytes-1-8j -: 8] (byte 0 on top, as
+// FIPS 197 §3.4 orders a state). data_o = SubBytes(data_i) (FIPS 197 §5.1.1) one clock after
+// data_i was presented with en_i high; with en_i low data_o holds. Lookups are grouped in pairs
+// that share one ROM with two read ports, so synth_ecp5 maps each pair onto one DP16KD block RAM
+// (256 x 8 of its 2048 x 9, both ports used); the read register is the EBR's own address
+// register, so no LUTs are spent on the substitution. The ROM contents are not reset (the output
+// is a data path register, like the EBR it becomes).
+//
+// FAULT_SBOX (test-only define): flips bit 0 of entry 0x53 in every ROM copy so the co-simulation
+// can prove that a wrong S-box is detected.
+
+`resetall
+`default_nettype none
+
+module aes_sbox #(
+  parameter int unsigned NumBytes = 16  // number of parallel lookups, even
+) (
+  input  wire logic                    clk_i,
+  input  wire logic                    en_i,
+  input  wire logic [8*NumBytes-1:0]   data_i,
+  output logic      [8*NumBytes-1:0]   data_o
+);
+
+  if (NumBytes % 2 != 0 || NumBytes == 0) begin : gen_param_check
+    $error("aes_sbox: NumBytes must be even and > 0 (instance %m)");
+  end
+
+  for (genvar p = 0; p < NumBytes / 2; p++) begin : gen_rom
+    // One ROM, two synchronous read ports (bytes 2p and 2p+1).
+    (* ram_style = "block", rom_style = "block" *)
+    logic [7:0] rom [256];
+    logic [7:0] rd_a_q, rd_b_q;
+
+    initial begin
+      for (int i = 0; i < 256; i++) begin
+        rom[i] = aes_pkg::SBOX[8 * i +: 8];
+      end
+`ifdef FAULT_SBOX
+      rom[8'h53] = aes_pkg::SBOX[8 * 8'h53 +: 8] ^ 8'h01;
+`endif
+    end
+
+    always_ff @(posedge clk_i) begin
+      if (en_i) begin
+        rd_a_q <= rom[data_i[8 * NumBytes - 1 - 16 * p -: 8]];
+        rd_b_q <= rom[data_i[8 * NumBytes - 9 - 16 * p -: 8]];
+      end
+    end
+
+    assign data_o[8 * NumBytes - 1 - 16 * p -: 8] = rd_a_q;
+    assign data_o[8 * NumBytes - 9 - 16 * p -: 8] = rd_b_q;
+  end
+
+endmodule
+
+`resetall
