@@ -283,6 +283,10 @@ def check_entry(folder, ent):
         return None, [f"{ent['file']}: missing"]
     st, problems = analyse(path)
     got = summary(st)
+    for k in ("bytes", "sha256", "packets", "roce_packets", "opcodes", "tshark_opcodes",
+              "roce_mtu", "ip_version", "commands", "kernel", "rdma_core"):
+        if k not in ent:
+            problems.append(f"manifest entry lacks {k!r}")
     if st["roce_packets"] == 0:
         problems.append("no RoCEv2 packets")
     if os.path.getsize(path) != ent.get("bytes"):
