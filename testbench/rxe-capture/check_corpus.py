@@ -19,8 +19,8 @@ stored little-endian in the last 4 bytes of the UDP payload.
 
 This checker is deliberately independent of the Rust model (stdlib only: struct + zlib).
 
-Usage: check_corpus.py [DIR] [--coverage] [--quiet]
-  DIR defaults to testbench/captures next to this tool, and then --coverage is implied: the
+Usage: check_corpus.py [DIR] [--coverage | --no-coverage] [--quiet]
+  DIR defaults to testbench/captures next to this tool; for that folder --coverage is implied: the
   corpus must hold every required opcode, IPv4 and IPv6, RoCE MTU 1024 and 4096, a
   retransmission and an atomic. The last line is always `N passed, M failed`.
 Exit status: 0 when every capture passes (and coverage holds when asked), 1 otherwise.
@@ -339,9 +339,10 @@ def main(argv):
     here = os.path.dirname(os.path.abspath(__file__))
     default = os.path.normpath(os.path.join(here, "..", "captures"))
     args = [a for a in argv if not a.startswith("--")]
-    want_cov = "--coverage" in argv or not args
     quiet = "--quiet" in argv
     folder = args[0] if args else default
+    is_corpus = os.path.realpath(folder) == os.path.realpath(default)
+    want_cov = ("--coverage" in argv or is_corpus) and "--no-coverage" not in argv
     mpath = os.path.join(folder, "manifest.json")
     passed = failed = 0
     try:
