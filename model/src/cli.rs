@@ -349,11 +349,7 @@ pub fn roundtrip_cmd(
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            let per = if r.protected > 0 {
-                r.overhead_bytes / r.protected
-            } else {
-                0
-            };
+            let per = r.overhead_bytes.checked_div(r.protected).unwrap_or(0);
             writeln!(
                 out,
                 "{name:<28} {m:<12} {:>7} {:>9} {per:>10} {:>9}",
