@@ -55,6 +55,41 @@ const MODELS: &[Model] = &[
         params: &[("KeyLen", "128"), ("TagWidth", "16")],
         defines: &["FAULT_SBOX"],
     },
+    Model {
+        name: "ghash_mul_1",
+        module: "ghash_mul",
+        filelist: "ghash/ghash_mul.f",
+        params: &[("NumStages", "1"), ("TagWidth", "16")],
+        defines: &[],
+    },
+    Model {
+        name: "ghash_mul_2",
+        module: "ghash_mul",
+        filelist: "ghash/ghash_mul.f",
+        params: &[("NumStages", "2"), ("TagWidth", "16")],
+        defines: &[],
+    },
+    Model {
+        name: "ghash_mul_3",
+        module: "ghash_mul",
+        filelist: "ghash/ghash_mul.f",
+        params: &[("NumStages", "3"), ("TagWidth", "16")],
+        defines: &[],
+    },
+    Model {
+        name: "ghash_core_1",
+        module: "ghash_core",
+        filelist: "ghash/ghash_core.f",
+        params: &[("MulStages", "1"), ("TagWidth", "16")],
+        defines: &[],
+    },
+    Model {
+        name: "ghash_core_2",
+        module: "ghash_core",
+        filelist: "ghash/ghash_core.f",
+        params: &[("MulStages", "2"), ("TagWidth", "16")],
+        defines: &[],
+    },
 ];
 
 fn main() {

@@ -87,6 +87,11 @@ models! {
     AesCipherPipe128 => "aes_cipher_pipe_128",
     AesCipherPipe256 => "aes_cipher_pipe_256",
     AesCipherPipeFault => "aes_cipher_pipe_fault",
+    GhashMul1 => "ghash_mul_1",
+    GhashMul2 => "ghash_mul_2",
+    GhashMul3 => "ghash_mul_3",
+    GhashCore1 => "ghash_core_1",
+    GhashCore2 => "ghash_core_2",
 }
 
 /// A port of a [`Model`]: index into the shim's port table and size in 32-bit words.

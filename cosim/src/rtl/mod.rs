@@ -10,6 +10,8 @@
 
 pub mod aes_cipher_pipe;
 pub mod ffi;
+pub mod ghash_core;
+pub mod ghash_mul;
 
 pub use ffi::{Model, Port, Top};
 

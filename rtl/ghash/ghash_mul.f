@@ -1,0 +1,2 @@
+ghash_pkg.sv
+ghash_mul.sv

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// roce_parse_icrc: streaming ICRC of RoCEv2 over AXI4-Stream beats, for the parse stage.
+//
+// Data format
+// -----------
+// ICRC (IBTA Vol 1 Annex A17.8): CRC-32 (IEEE 802.3 polynomial, reflected, init and final XOR
+// all ones, as zlib/crc32fast) over 8 bytes of 0xFF (the masked LRH), then the IP header with
+// its variant fields forced to ones (IPv4: TOS byte 1, TTL byte 8, checksum bytes 10–11; IPv6:
+// traffic class and flow label = low nibble of byte 0 and bytes 1–3, hop limit byte 7), the
+// UDP header with its checksum (bytes 6–7) forced to ones, the BTH with byte 4 forced to ones,
+// and every byte after it up to the ICRC. The ICRC is stored little-endian in the 4 bytes at
+// `icrc_off_i` (= end of the IP packet − 4). Model: model/src/roce/icrc.rs.
+//
+// beat_data_i byte i (bits [8i+7:8i]) is frame byte beat_base_i + i (AXI4-Stream order);
+// beat_keep_i bit i marks it valid. The layout inputs (ip_off_i, ipv6_i, udp_off_i, bth_off_i,
+// icrc_off_i) must be correct for every byte of the beat they affect; bytes outside
+// [ip_off_i, icrc_off_i) are excluded.
+//
+// Partial beats use the invertibility of the CRC over zero bytes: excluded leading bytes are
+// zeroed and the register is pre-loaded with the state that, after those zero bytes, equals
+// the state after the 0xFF prefix; excluded trailing bytes are zeroed and their effect undone
+// by the inverse zero-byte step. So one BeatBytes-wide CRC network serves every beat.
+//
+// Timing: beat sampled at edge T, state (icrc_o, stored_o) updated at T+1.
+
+`resetall
+`default_nettype none
+
+module roce_parse_icrc #(
+  parameter int unsigned LANES = 1  // 128-bit blocks per beat
+) (
+  input  wire logic                  clk_i,
+  input  wire logic                  rst_ni,
+
+  // Beat (already accepted by the enclosing stage)
+  input  wire logic                  beat_valid_i,
+  input  wire logic [128*LANES-1:0]  beat_data_i,
+  input  wire logic [16*LANES-1:0]   beat_keep_i,
+  input  wire logic [15:0]           beat_base_i,   // frame offset of byte 0 of the beat
+
+  // Packet layout
+  input  wire logic                  ipv6_i,
+  input  wire logic [7:0]            ip_off_i,
+  input  wire logic [7:0]            udp_off_i,
+  input  wire logic [7:0]            bth_off_i,
+  input  wire logic [15:0]           icrc_off_i,
+
+  // Result
+  output logic      [31:0]           icrc_o,        // CRC over the bytes so far (final value)
+  output logic      [31:0]           stored_o       // ICRC bytes of the frame, little-endian
+);
+
+  localparam int unsigned BeatBytes = 16 * LANES;
+  localparam logic [31:0] Poly      = 32'hEDB88320;  // reflected 0x04C11DB7
+
+  ///////////////
+  // Functions //
+  ///////////////
+
+  function automatic logic [31:0] crc_byte(logic [31:0] c, logic [7:0] b);
+    logic [31:0] s;
+    s = c ^ {24'h0, b};
+    for (int k = 0; k < 8; k++) s = s[0] ? ((s >> 1) ^ Poly) : (s >> 1);
+    return s;
+  endfunction
+
+  // Inverse of crc_byte(c, 8'h00).
+  function automatic logic [31:0] crc_unzero_byte(logic [31:0] c);
+    logic [31:0] s;
+    logic        b;
+    s = c;
+    for (int k = 0; k < 8; k++) begin
+      b = s[31];
+      s = s ^ (b ? Poly : 32'h0);
+      s = {s[30:0], b};
+    end
+    return s;
+  endfunction
+
+  // Undo n zero bytes (n < BeatBytes).
+  function automatic logic [31:0] crc_unzero(logic [31:0] c, logic [7:0] n);
+    logic [31:0] s;
+    s = c;
+    for (int j = 0; j < BeatBytes; j++) begin
+      if (j[7:0] < n) s = crc_unzero_byte(s);
+    end
+    return s;
+  endfunction
+
+  function automatic logic [31:0] crc_beat(logic [31:0] c, logic [128*LANES-1:0] d);
+    logic [31:0] s;
+    s = c;
+    for (int i = 0; i < BeatBytes; i++) s = crc_byte(s, d[8*i +: 8]);
+    return s;
+  endfunction
+
+  function automatic logic [31:0] crc_prefix();
+    logic [31:0] s;
+    s = 32'hFFFF_FFFF;
+    for (int i = 0; i < 8; i++) s = crc_byte(s, 8'hFF);
+    return s;
+  endfunction
+
+  localparam logic [31:0] StatePrefix = crc_prefix();  // after init and the masked LRH
+
+  /////////////
+  // Stage 0 //
+  /////////////
+
+  logic [128*LANES-1:0] s0_data;
+  logic                 s0_any;      // some byte of the beat is covered
+  logic                 s0_start;    // the beat holds ip_off
+  logic [7:0]           s0_lead;     // covered bytes start at this index
+  logic [7:0]           s0_trail;    // bytes after the last covered one
+  logic [3:0]           s0_st_we;    // stored ICRC byte j is in this beat
+  logic [31:0]          s0_st_data;
+
+  always_comb begin
+    logic [16:0] p;
+    logic [16:0] ip;
+    logic [16:0] udp;
+    logic [16:0] bth;
+    logic [16:0] icrc;
+    logic [16:0] base;
+    logic        incl;
+    logic [7:0]  orm;
+    base       = {1'b0, beat_base_i};
+    ip         = {9'h0, ip_off_i};
+    udp        = {9'h0, udp_off_i};
+    bth        = {9'h0, bth_off_i};
+    icrc       = {1'b0, icrc_off_i};
+    s0_data    = '0;
+    s0_any     = 1'b0;
+    s0_st_we   = 4'h0;
+    s0_st_data = 32'h0;
+    for (int i = 0; i < BeatBytes; i++) begin
+      p    = base + 17'(i);
+      incl = beat_keep_i[i] && (p >= ip) && (p < icrc);
+      orm  = 8'h00;
+      if (ipv6_i) begin
+        if (p == ip) orm = 8'h0F;
+        if (p == ip + 17'd1 || p == ip + 17'd2 || p == ip + 17'd3 || p == ip + 17'd7) begin
+          orm = 8'hFF;
+        end
+      end else begin
+        if (p == ip + 17'd1 || p == ip + 17'd8 || p == ip + 17'd10 || p == ip + 17'd11) begin
+          orm = 8'hFF;
+        end
+      end
+      if (p == udp + 17'd6 || p == udp + 17'd7 || p == bth + 17'd4) orm = 8'hFF;
+      if (incl) begin
+        s0_data[8*i +: 8] = beat_data_i[8*i +: 8] | orm;
+        s0_any = 1'b1;
+      end
+      for (int j = 0; j < 4; j++) begin
+        if (beat_keep_i[i] && p == icrc + 17'(j)) begin
+          s0_st_we[j]           = 1'b1;
+          s0_st_data[8*j +: 8]  = beat_data_i[8*i +: 8];
+        end
+      end
+    end
+    s0_start = (ip >= base) && (ip < base + 17'(BeatBytes));
+    s0_lead  = s0_start ? 8'(ip - base) : 8'd0;
+    s0_trail = ((icrc > base) && (icrc < base + 17'(BeatBytes))) ?
+               8'(base + 17'(BeatBytes) - icrc) : 8'd0;
+  end
+
+  /////////////
+  // Stage 1 //
+  /////////////
+
+  logic                 s1_valid_q;
+  logic                 s1_any_q;
+  logic                 s1_start_q;
+  logic [7:0]           s1_lead_q;
+  logic [7:0]           s1_trail_q;
+  logic [128*LANES-1:0] s1_data_q;
+  logic [3:0]           s1_st_we_q;
+  logic [31:0]          s1_st_data_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      s1_valid_q <= 1'b0;
+    end else begin
+      s1_valid_q <= beat_valid_i;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (beat_valid_i) begin
+      s1_any_q     <= s0_any;
+      s1_start_q   <= s0_start;
+      s1_lead_q    <= s0_lead;
+      s1_trail_q   <= s0_trail;
+      s1_data_q    <= s0_data;
+      s1_st_we_q   <= s0_st_we;
+      s1_st_data_q <= s0_st_data;
+    end
+  end
+
+  logic [31:0] state_q;
+  logic [31:0] state_d;
+  logic [31:0] stored_q;
+
+  always_comb begin
+    logic [31:0] init;
+    init    = s1_start_q ? crc_unzero(StatePrefix, s1_lead_q) : state_q;
+    state_d = crc_unzero(crc_beat(init, s1_data_q), s1_trail_q);
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q  <= 32'hFFFF_FFFF;
+      stored_q <= 32'h0;
+    end else if (s1_valid_q) begin
+      if (s1_any_q) state_q <= state_d;
+      for (int j = 0; j < 4; j++) begin
+        if (s1_st_we_q[j]) stored_q[8*j +: 8] <= s1_st_data_q[8*j +: 8];
+      end
+    end
+  end
+
+  /////////////
+  // Outputs //
+  /////////////
+
+  assign icrc_o   = ~state_q;
+  assign stored_o = stored_q;
+
+endmodule
