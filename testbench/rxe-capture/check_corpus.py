@@ -310,7 +310,11 @@ REQUIRED_OPCODES = [
     "RC_RDMA_READ_REQUEST", "RC_RDMA_READ_RESPONSE_FIRST", "RC_RDMA_READ_RESPONSE_MIDDLE",
     "RC_RDMA_READ_RESPONSE_LAST", "RC_RDMA_READ_RESPONSE_ONLY", "RC_ACKNOWLEDGE",
     "RC_ATOMIC_ACKNOWLEDGE", "RC_COMPARE_SWAP", "RC_FETCH_ADD", "UD_SEND_ONLY",
+    # beyond the list, produced by the rig and kept covered
+    "RC_SEND_LAST_WITH_INVALIDATE", "RC_SEND_ONLY_WITH_INVALIDATE", "UD_SEND_ONLY_WITH_IMMEDIATE",
+    "UC_SEND_FIRST", "UC_SEND_LAST",
 ]
+REQUIRED_AETH = ["ACK", "NAK_PSN_SEQUENCE_ERROR", "RNR_NAK"]
 
 
 def coverage(manifest, stats):
@@ -318,6 +322,8 @@ def coverage(manifest, stats):
     ops = Counter()
     ipv, mtus = set(), set()
     retrans = naks = 0
+    aeth = Counter()
+    wrap = False
     for ent in manifest["captures"]:
         st = stats.get(ent["file"])
         if not st:
@@ -327,11 +333,16 @@ def coverage(manifest, stats):
         mtus.add(ent.get("roce_mtu"))
         retrans += st["retransmitted_requests"]
         naks += sum(v for k, v in st["aeth"].items() if k.startswith("NAK"))
+        aeth.update(st["aeth"])
+        wrap |= st["psn_wrap"]
     missing += [f"opcode {o}" for o in REQUIRED_OPCODES if not ops[o]]
     missing += [f"IPv{v}" for v in (4, 6) if v not in ipv]
     missing += [f"RoCE MTU {m}" for m in (1024, 4096) if m not in mtus]
+    missing += [f"AETH {a}" for a in REQUIRED_AETH if not aeth[a]]
     if not retrans:
         missing.append("a retransmitted request")
+    if not wrap:
+        missing.append("a 24-bit PSN wrap")
     return missing, ops, retrans, naks
 
 

@@ -9,7 +9,9 @@
 // packets.
 //
 // Operations (-o, comma separated, each `op:bytes[xcount]`):
-//   send, send_imm, write, write_imm, read, cas, faa, send_inv (RC) and send, send_imm (UD).
+//   send, send_imm, write, write_imm, read, cas, faa, send_inv (SEND with Invalidate of a freshly
+//   bound type-2 memory window), send_rnr (SEND posted 50 ms before its receive: RNR NAKs) (RC),
+//   and send, send_imm (UD).
 //   bytes may be 0 (zero-length message: no SGE), 1 or 3 (pad count 3 and 1), up to -m.
 //   cas and faa are 8-byte atomics (bytes is ignored).
 //
@@ -34,6 +36,7 @@ struct side {
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
+	struct ibv_qp_ex *qpx; /* extended send API: BIND_MW and SEND with Invalidate */
 	struct ibv_mr *mr;
 	struct ibv_mw *mw;
 	struct ibv_ah *ah; /* UD: address handle towards the other side */
@@ -49,6 +52,7 @@ static int g_ud = 0;
 static size_t g_max = 16384;
 static int g_deadline_s = 10;
 static int g_verbose = 0;
+static int g_rnr_timer = 12;
 
 static void die(const char *what)
 {
@@ -102,15 +106,20 @@ static void setup(struct side *s, const char *dev)
 				   IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND);
 	if (!s->mr)
 		die("ibv_reg_mr");
-	struct ibv_qp_init_attr ia = {
+	struct ibv_qp_init_attr_ex ia = {
 		.send_cq = s->cq,
 		.recv_cq = s->cq,
 		.cap = { .max_send_wr = 64, .max_recv_wr = 64, .max_send_sge = 1, .max_recv_sge = 1 },
 		.qp_type = g_ud ? IBV_QPT_UD : IBV_QPT_RC,
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = s->pd,
+		.send_ops_flags = IBV_QP_EX_WITH_SEND |
+				  (g_ud ? 0 : IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_BIND_MW),
 	};
-	s->qp = ibv_create_qp(s->pd, &ia);
+	s->qp = ibv_create_qp_ex(s->ctx, &ia);
 	if (!s->qp)
-		die("ibv_create_qp");
+		die("ibv_create_qp_ex");
+	s->qpx = ibv_qp_to_qp_ex(s->qp);
 }
 
 static void connect_qp(struct side *s, struct side *peer)
@@ -145,7 +154,7 @@ static void connect_qp(struct side *s, struct side *peer)
 		a.dest_qp_num = peer->qp->qp_num;
 		a.rq_psn = g_psn;
 		a.max_dest_rd_atomic = 16;
-		a.min_rnr_timer = 12;
+		a.min_rnr_timer = (uint8_t)g_rnr_timer;
 		a.ah_attr = ah;
 		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
 			IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
@@ -227,31 +236,33 @@ static int post_recv(struct side *s, size_t bytes)
 /* Responder side: bind a type-2 memory window so that SEND with Invalidate has an rkey to kill. */
 static int bind_mw(struct side *s, uint32_t *rkey)
 {
+	/* a fresh window per bind: the provider does not track the rkey of a re-bound window */
+	if (s->mw)
+		ibv_dealloc_mw(s->mw);
+	s->mw = ibv_alloc_mw(s->pd, IBV_MW_TYPE_2);
 	if (!s->mw) {
-		s->mw = ibv_alloc_mw(s->pd, IBV_MW_TYPE_2);
-		if (!s->mw) {
-			fprintf(stderr, "rxe_verbs: ibv_alloc_mw: %s\n", strerror(errno));
-			return 1;
-		}
+		fprintf(stderr, "rxe_verbs: ibv_alloc_mw: %s\n", strerror(errno));
+		return 1;
 	}
-	struct ibv_send_wr wr, *bad;
-	memset(&wr, 0, sizeof wr);
-	wr.wr_id = 9;
-	wr.opcode = IBV_WR_BIND_MW;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.bind_mw.mw = s->mw;
-	wr.bind_mw.rkey = ibv_inc_rkey(s->mw->rkey);
-	wr.bind_mw.bind_info.mr = s->mr;
-	wr.bind_mw.bind_info.addr = (uintptr_t)s->buf;
-	wr.bind_mw.bind_info.length = 4096;
-	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
-	if (ibv_post_send(s->qp, &wr, &bad)) {
-		fprintf(stderr, "rxe_verbs: post BIND_MW: %s\n", strerror(errno));
+	/* the legacy ibv_post_send path of the rxe provider drops the bind fields: use ibv_wr_* */
+	struct ibv_mw_bind_info bi = {
+		.mr = s->mr,
+		.addr = (uintptr_t)s->buf,
+		.length = 4096,
+		.mw_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+	};
+	uint32_t nk = ibv_inc_rkey(s->mw->rkey);
+	ibv_wr_start(s->qpx);
+	s->qpx->wr_id = 9;
+	s->qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_bind_mw(s->qpx, s->mw, nk, &bi);
+	if (ibv_wr_complete(s->qpx)) {
+		fprintf(stderr, "rxe_verbs: BIND_MW: %s\n", strerror(errno));
 		return 1;
 	}
 	if (wait_wc(s, "bind_mw", NULL, NULL))
 		return 1;
-	*rkey = wr.bind_mw.rkey;
+	*rkey = nk;
 	return 0;
 }
 
@@ -272,6 +283,20 @@ static int run_op(struct side *rq, struct side *rs, const char *op, size_t bytes
 	if (!strcmp(op, "send")) {
 		wr.opcode = IBV_WR_SEND;
 		need_recv = 1;
+	} else if (!strcmp(op, "send_rnr")) {
+		/* no receive posted yet: the responder answers RNR NAK until one appears 50 ms later */
+		wr.opcode = IBV_WR_SEND;
+		if (ibv_post_send(rq->qp, &wr, &bad)) {
+			fprintf(stderr, "rxe_verbs: ibv_post_send send_rnr: %s\n", strerror(errno));
+			return 1;
+		}
+		usleep(50000);
+		if (post_recv(rs, bytes))
+			return 1;
+		int rc = wait_wc(rq, "send_rnr", NULL, NULL) | wait_wc(rs, "send_rnr", NULL, NULL);
+		if (g_verbose)
+			printf("send_rnr:%zu #%u %s\n", bytes, seq, rc ? "FAILED" : "ok");
+		return rc;
 	} else if (!strcmp(op, "send_imm")) {
 		wr.opcode = IBV_WR_SEND_WITH_IMM;
 		need_recv = 1;
@@ -279,9 +304,26 @@ static int run_op(struct side *rq, struct side *rs, const char *op, size_t bytes
 		uint32_t rkey;
 		if (bind_mw(rs, &rkey))
 			return 1;
-		wr.opcode = IBV_WR_SEND_WITH_INV;
-		wr.invalidate_rkey = rkey;
-		need_recv = 1;
+		if (post_recv(rs, bytes))
+			return 1;
+		ibv_wr_start(rq->qpx);
+		rq->qpx->wr_id = seq;
+		rq->qpx->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_send_inv(rq->qpx, rkey);
+		if (bytes)
+			ibv_wr_set_sge(rq->qpx, rq->mr->lkey, (uintptr_t)rq->buf, (uint32_t)bytes);
+		else
+			ibv_wr_set_sge_list(rq->qpx, 0, NULL);
+		if (ibv_wr_complete(rq->qpx)) {
+			fprintf(stderr, "rxe_verbs: SEND_WITH_INV: %s\n", strerror(errno));
+			return 1;
+		}
+		char what[64];
+		snprintf(what, sizeof what, "%s:%zu #%u rkey 0x%08x", op, bytes, seq, rkey);
+		int rc = wait_wc(rq, what, NULL, NULL) | wait_wc(rs, what, NULL, NULL);
+		if (g_verbose)
+			printf("%s %s\n", what, rc ? "FAILED" : "ok");
+		return rc;
 	} else if (!strcmp(op, "write") || !strcmp(op, "write_imm")) {
 		wr.opcode = op[5] ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
 		wr.wr.rdma.remote_addr = raddr;
@@ -341,8 +383,9 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: rxe_verbs -a REQ_DEV -b RESP_DEV [-g GID_INDEX] [-p START_PSN] [-u] [-m MAX]\n"
-		"                 [-t DEADLINE_S] [-v] -o op:bytes[xN],...\n"
-		"  ops: send send_imm send_inv write write_imm read cas faa (UD: send send_imm)\n");
+		"                 [-t DEADLINE_S] [-r MIN_RNR_TIMER] [-v] -o op:bytes[xN],...\n"
+		"  ops: send send_imm send_inv send_rnr write write_imm read cas faa\n"
+		"       (UD: send send_imm)\n");
 	exit(2);
 }
 
@@ -351,7 +394,7 @@ int main(int argc, char **argv)
 	const char *da = NULL, *db = NULL;
 	char *ops = NULL;
 	int c;
-	while ((c = getopt(argc, argv, "a:b:g:p:um:o:t:v")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:g:p:um:o:t:r:v")) != -1) {
 		switch (c) {
 		case 'a': da = optarg; break;
 		case 'b': db = optarg; break;
@@ -361,12 +404,14 @@ int main(int argc, char **argv)
 		case 'm': g_max = strtoul(optarg, NULL, 0); break;
 		case 'o': ops = strdup(optarg); break;
 		case 't': g_deadline_s = atoi(optarg); break;
+		case 'r': g_rnr_timer = atoi(optarg); break;
 		case 'v': g_verbose = 1; break;
 		default: usage();
 		}
 	}
 	if (!da || !db || !ops)
 		usage();
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	struct side A, B;
 	memset(&A, 0, sizeof A);
 	memset(&B, 0, sizeof B);
