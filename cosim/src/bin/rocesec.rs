@@ -111,6 +111,8 @@ fn main() -> ExitCode {
     };
     match code {
         Ok(c) => ExitCode::from(c as u8),
+        // `rocesec inspect ... | head`: the reader left; not an error of ours.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(cli::EXIT_ERROR as u8)
