@@ -90,6 +90,20 @@ const MODELS: &[Model] = &[
         params: &[("MulStages", "2"), ("TagWidth", "16")],
         defines: &[],
     },
+    Model {
+        name: "roce_parse_1",
+        module: "roce_parse",
+        filelist: "roce/roce_parse.f",
+        params: &[("LANES", "1")],
+        defines: &[],
+    },
+    Model {
+        name: "roce_parse_4",
+        module: "roce_parse",
+        filelist: "roce/roce_parse.f",
+        params: &[("LANES", "4")],
+        defines: &[],
+    },
 ];
 
 fn main() {

@@ -25,6 +25,9 @@ package roce_parse_pkg;
   // Constants //
   ///////////////
 
+  // Not every user needs every code.
+  /* verilator lint_off UNUSEDPARAM */
+
   localparam logic [15:0] EtherTypeIpv4 = 16'h0800;
   localparam logic [15:0] EtherTypeIpv6 = 16'h86DD;
   localparam logic [15:0] EtherTypeVlan = 16'h8100;
@@ -77,6 +80,8 @@ package roce_parse_pkg;
   localparam int unsigned EthAtomicAck = 6;
   localparam int unsigned EthImmDt     = 7;
   localparam int unsigned EthIeth      = 8;
+
+  /* verilator lint_on UNUSEDPARAM */
 
   ///////////
   // Types //

@@ -92,6 +92,8 @@ models! {
     GhashMul3 => "ghash_mul_3",
     GhashCore1 => "ghash_core_1",
     GhashCore2 => "ghash_core_2",
+    RoceParse1 => "roce_parse_1",
+    RoceParse4 => "roce_parse_4",
 }
 
 /// A port of a [`Model`]: index into the shim's port table and size in 32-bit words.

@@ -1,0 +1,542 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// roce_parse: stage `parse` — header window capture, RoCEv2 field extraction and ICRC check of
+// one Ethernet frame per AXI4-Stream packet (model: model/src/stage/parse.rs, roce::parse in
+// model/src/roce/frame.rs).
+//
+// Data format
+// -----------
+// s_axis_tdata_i byte i (bits [8i+7:8i]) is the i-th byte of the beat on the wire, tkeep bit i
+// marks it valid (contiguous from byte 0; all ones except on the last beat). A packet is one
+// Ethernet II frame without FCS: optional 802.1Q/802.1ad tags (≤ 2), IPv4 (RFC 791, options
+// allowed) or IPv6 (RFC 8200, no extension headers), UDP to port 4791 (IBTA Vol 1 Annex
+// A17.2.2), BTH (§9.2), the rocesec SecHdr when BTH TVer = 1 (docs/wire-format.md §3), the
+// extended transport headers of the opcode (§9.3), payload, pad and ICRC (Annex A17.8).
+//
+// The module is a tap: it is always ready and never stalls the stream. The first WinBytes bytes
+// (ceil(HdrBytes / beat) beats: every header byte the descriptor needs, whatever the VLAN and
+// IP option layout) are captured in a window register; fields are extracted from the window
+// with a few byte shifters (by ip_off, udp_off). The ICRC is computed on the fly by
+// roce_parse_icrc with the layout known from the bytes seen so far.
+//
+// Outputs (roce_parse_pkg::roce_desc_t, see there for fields and codes):
+// - hdr_valid_o: one pulse per frame, two cycles after the beat that completes the window (or
+//   after tlast for a shorter frame). desc_o header fields and win_o are final; kind/err are
+//   provisional (length checks use the bytes received so far).
+// - desc_valid_o: one pulse per frame, two cycles after tlast. desc_o is complete: kind, err,
+//   frame_len and icrc_ok are final and equal the model's `roce::parse` and ICRC check.
+// desc_o/win_o hold their value until the next pulse.
+
+`resetall
+`default_nettype none
+
+module roce_parse
+  import roce_parse_pkg::*;
+#(
+  parameter int unsigned LANES = 1,  // 128-bit blocks per beat (datapath 128*LANES bits)
+  // Header window: whole beats covering roce_parse_pkg::HdrBytes (derived, do not override)
+  localparam int unsigned WinBytes = ((HdrBytes + 16 * LANES - 1) / (16 * LANES)) * 16 * LANES
+) (
+  input  wire logic                  clk_i,
+  input  wire logic                  rst_ni,
+
+  // AXI4-Stream input (tap: always ready)
+  input  wire logic [128*LANES-1:0]  s_axis_tdata_i,
+  input  wire logic [16*LANES-1:0]   s_axis_tkeep_i,
+  input  wire logic                  s_axis_tlast_i,
+  input  wire logic                  s_axis_tvalid_i,
+  output logic                       s_axis_tready_o,
+
+  // Descriptor
+  output logic                       hdr_valid_o,
+  output logic                       desc_valid_o,
+  output roce_desc_t                 desc_o,
+  output logic [8*WinBytes-1:0]      win_o           // header window, byte i in bits [8i+7:8i]
+);
+
+  localparam int unsigned BeatBytes = 16 * LANES;
+  localparam int unsigned BeatBits  = 8 * BeatBytes;
+  localparam int unsigned WinBeats  = (HdrBytes + BeatBytes - 1) / BeatBytes;
+  localparam int unsigned MaxBeat   = 65536 / BeatBytes - 1;  // beat index saturates here
+  localparam int unsigned ViewBytes = 64;
+
+  if (LANES < 1 || LANES > 8) begin : gen_param_check
+    $error("roce_parse: LANES must be 1..8 (instance %m)");
+  end
+
+  ///////////////
+  // Functions //
+  ///////////////
+
+  function automatic logic [7:0] vb(logic [8*ViewBytes-1:0] v, int unsigned i);
+    return v[8*i +: 8];
+  endfunction
+
+  function automatic logic [15:0] vbe16(logic [8*ViewBytes-1:0] v, int unsigned i);
+    return {v[8*i +: 8], v[8*(i+1) +: 8]};
+  endfunction
+
+  function automatic logic [23:0] vbe24(logic [8*ViewBytes-1:0] v, int unsigned i);
+    return {v[8*i +: 8], v[8*(i+1) +: 8], v[8*(i+2) +: 8]};
+  endfunction
+
+  function automatic logic [31:0] vbe32(logic [8*ViewBytes-1:0] v, int unsigned i);
+    return {vbe16(v, i), vbe16(v, i + 2)};
+  endfunction
+
+  function automatic logic [15:0] wbe16(logic [8*WinBytes-1:0] w, int unsigned i);
+    return {w[8*i +: 8], w[8*(i+1) +: 8]};
+  endfunction
+
+  function automatic logic is_vlan(logic [15:0] t);
+    return (t == EtherTypeVlan) || (t == EtherTypeQinq);
+  endfunction
+
+  // ViewBytes bytes of the window starting at byte `off`.
+  function automatic logic [8*ViewBytes-1:0] view(logic [8*WinBytes-1:0] w, logic [7:0] off);
+    return (8*ViewBytes)'(w >> {off, 3'b000});
+  endfunction
+
+  // Offset of extended header `flag` among those in `eth` (model opcode::eth::offset).
+  function automatic logic [5:0] eth_offset(logic [8:0] eth, int unsigned flag);
+    logic [8:0] prior;
+    prior = eth & ((9'h1 << flag) - 9'h1);
+    return eth_len(prior);
+  endfunction
+
+  // L2 view shared by the ICRC layout and the extraction.
+  typedef struct packed {
+    logic [1:0]  vlans;
+    logic [7:0]  ip_off;
+    logic [15:0] ethertype;
+  } l2_t;
+
+  function automatic l2_t l2_of(logic [8*WinBytes-1:0] w);
+    l2_t r;
+    r.vlans     = 2'd0;
+    r.ethertype = wbe16(w, 12);
+    if (is_vlan(r.ethertype)) begin
+      r.vlans     = 2'd1;
+      r.ethertype = wbe16(w, 16);
+      if (is_vlan(r.ethertype)) begin
+        r.vlans     = 2'd2;
+        r.ethertype = wbe16(w, 20);
+      end
+    end
+    r.ip_off = 8'd14 + {4'h0, r.vlans, 2'b00};
+    return r;
+  endfunction
+
+  /////////////////////////
+  // Beat and window     //
+  /////////////////////////
+
+  logic                fire;
+  logic [15:0]         beat_idx_q;
+  logic [15:0]         len_q;        // bytes of the frame before this beat
+  logic [15:0]         len_now;      // bytes including this beat
+  logic [7:0]          beat_len;
+  logic [8*WinBytes-1:0] win_q;
+  logic [8*WinBytes-1:0] cur_win;    // window with the current beat merged in
+
+  assign s_axis_tready_o = 1'b1;
+  assign fire            = s_axis_tvalid_i;
+
+  always_comb begin
+    beat_len = 8'd0;
+    for (int i = 0; i < BeatBytes; i++) beat_len = beat_len + {7'h0, s_axis_tkeep_i[i]};
+  end
+
+  always_comb begin
+    logic [16:0] sum;
+    sum     = {1'b0, len_q} + {9'h0, beat_len};
+    len_now = sum[16] ? 16'hFFFF : sum[15:0];
+  end
+
+  always_comb begin
+    cur_win = win_q;
+    for (int b = 0; b < WinBeats; b++) begin
+      if (beat_idx_q == 16'(b)) cur_win[b*BeatBits +: BeatBits] = s_axis_tdata_i;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      beat_idx_q <= 16'd0;
+      len_q      <= 16'd0;
+    end else if (fire) begin
+      if (s_axis_tlast_i) begin
+        beat_idx_q <= 16'd0;
+        len_q      <= 16'd0;
+      end else begin
+        if (beat_idx_q != 16'(MaxBeat)) beat_idx_q <= beat_idx_q + 16'd1;
+        len_q <= len_now;
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    for (int b = 0; b < WinBeats; b++) begin
+      if (fire && beat_idx_q == 16'(b)) win_q[b*BeatBits +: BeatBits] <= s_axis_tdata_i;
+    end
+  end
+
+  //////////
+  // ICRC //
+  //////////
+
+  // Layout from the bytes seen so far. Every byte it affects comes after the bytes it depends
+  // on (or in the same beat), so it is exact where it matters (see roce_parse_icrc).
+  logic        c_ipv6;
+  logic [7:0]  c_ip_off;
+  logic [7:0]  c_udp_off;
+  logic [7:0]  c_bth_off;
+  logic [15:0] c_icrc_off;
+
+  l2_t        c_l2;
+  logic [7:0] c_vihl;
+
+  always_comb begin
+    logic [8*ViewBytes-1:0] l3;
+    logic [16:0]         ip_end;
+    logic [7:0]          hl;
+    c_l2      = l2_of(cur_win);
+    l3        = view(cur_win, c_l2.ip_off);
+    c_vihl    = vb(l3, 0);
+    c_ipv6    = (c_l2.ethertype == EtherTypeIpv6);
+    c_ip_off  = c_l2.ip_off;
+    hl        = c_ipv6 ? 8'd40 : {2'b00, c_vihl[3:0], 2'b00};
+    c_udp_off = c_ip_off + hl;
+    c_bth_off = c_udp_off + 8'd8;
+    ip_end    = {9'h0, c_ip_off} +
+                (c_ipv6 ? {1'b0, vbe16(l3, 4)} + 17'd40 : {1'b0, vbe16(l3, 2)});
+    // A parseable packet ends at least 44 bytes after ip_off; clamping keeps stale bytes of
+    // not-yet-received length fields from cutting the CRC short.
+    if (ip_end < {9'h0, c_ip_off} + 17'd44) c_icrc_off = {8'h0, c_ip_off} + 16'd40;
+    else                                    c_icrc_off = 16'(ip_end - 17'd4);
+  end
+
+  logic [31:0] icrc;
+  logic [31:0] icrc_stored;
+  logic [15:0] beat_base;
+
+  assign beat_base = beat_idx_q * 16'(BeatBytes);  // < 2^16 by the saturation of beat_idx_q
+
+  roce_parse_icrc #(
+    .LANES (LANES)
+  ) u_icrc (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .beat_valid_i (fire),
+    .beat_data_i  (s_axis_tdata_i),
+    .beat_keep_i  (s_axis_tkeep_i),
+    .beat_base_i  (beat_base),
+    .ipv6_i       (c_ipv6),
+    .ip_off_i     (c_ip_off),
+    .udp_off_i    (c_udp_off),
+    .bth_off_i    (c_bth_off),
+    .icrc_off_i   (c_icrc_off),
+    .icrc_o       (icrc),
+    .stored_o     (icrc_stored)
+  );
+
+  ////////////
+  // Events //
+  ////////////
+
+  logic        ev_valid_q;   // extraction in this cycle (window in win_q)
+  logic        ev_hdr_q;
+  logic        ev_eof_q;
+  logic [15:0] ev_len_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      ev_valid_q <= 1'b0;
+      ev_hdr_q   <= 1'b0;
+      ev_eof_q   <= 1'b0;
+      ev_len_q   <= 16'd0;
+    end else begin
+      ev_hdr_q   <= fire && ((beat_idx_q == 16'(WinBeats - 1)) ||
+                             (s_axis_tlast_i && beat_idx_q < 16'(WinBeats)));
+      ev_eof_q   <= fire && s_axis_tlast_i;
+      ev_valid_q <= fire && ((beat_idx_q == 16'(WinBeats - 1)) || s_axis_tlast_i);
+      if (fire) ev_len_q <= len_now;
+    end
+  end
+
+  ////////////////
+  // Extraction //
+  ////////////////
+
+  roce_desc_t ext;
+  logic [1:0] ext_unused_frag;  // IPv4 reserved and DF flags: not checked by the model
+
+  always_comb begin
+    l2_t                    l2;
+    logic [8*ViewBytes-1:0] l3;
+    logic [8*ViewBytes-1:0] l4;
+    logic [8*ViewBytes-1:0] ex;
+    logic [16:0]            len;
+    logic [16:0]            ip_off;
+    logic [16:0]            hl;
+    logic [16:0]            ip_end;
+    logic [16:0]            udp_off;
+    logic [16:0]            bth_off;
+    logic [16:0]            eth_off;
+    logic [16:0]            pay_off;
+    logic [16:0]            pay_end;
+    logic [16:0]            trailer;
+    logic [16:0]            total;
+    logic [3:0]             ihl;
+    logic                   done;
+    op_info_t               op;
+    logic [5:0]             ro;
+    logic [7:0]             vihl;
+    logic [7:0]             frag;
+    logic [7:0]             bth1;
+    logic [7:0]             bth8;
+    logic [7:0]             sec0;
+
+    ext     = '0;
+    done    = 1'b0;
+    len     = {1'b0, ev_len_q};
+    l2      = l2_of(win_q);
+    ip_off  = {9'h0, l2.ip_off};
+    l3      = view(win_q, l2.ip_off);
+    vihl    = vb(l3, 0);
+    frag    = vb(l3, 6);
+    ihl     = vihl[3:0];
+    ext_unused_frag = frag[7:6];
+    ext.ipv6       = (l2.ethertype == EtherTypeIpv6);
+    ext.vlans      = l2.vlans;
+    ext.ip_off     = l2.ip_off;
+    ext.frame_len  = ev_len_q;
+    hl      = ext.ipv6 ? 17'd40 : {11'h0, ihl, 2'b00};
+    total   = 17'd0;
+    ip_end  = 17'd0;
+
+    // Ethernet II and 802.1Q / 802.1ad tags
+    if (len < 17'd14) begin
+      ext.kind = KindMalformed;
+      ext.err  = ErrTruncated;
+      done     = 1'b1;
+    end else if ((is_vlan(wbe16(win_q, 12)) && len < 17'd18) ||
+                 (l2.vlans == 2'd2 && len < 17'd22)) begin
+      ext.kind = KindMalformed;
+      ext.err  = ErrTruncated;
+      done     = 1'b1;
+    end
+
+    // IP
+    if (!done) begin
+      if (l2.ethertype == EtherTypeIpv4) begin
+        total = {1'b0, vbe16(l3, 2)};
+        if (len < ip_off + 17'd20 || vihl[7:4] != 4'd4 || ihl < 4'd5 ||
+            len < ip_off + hl) begin
+          ext.kind = KindMalformed;
+          ext.err  = ErrBadIpHeader;
+          done     = 1'b1;
+        end else if (vb(l3, 9) != 8'd17) begin
+          ext.kind     = KindNotRoce;
+          ext.not_roce = NotRoceNotUdp;
+          done         = 1'b1;
+        end else if (frag[5] || {frag[4:0], vb(l3, 7)} != 13'd0) begin
+          ext.kind = KindMalformed;
+          ext.err  = ErrFragmented;
+          done     = 1'b1;
+        end else if (total < hl || ip_off + total > len) begin
+          ext.kind = KindMalformed;
+          ext.err  = ErrBadLength;
+          done     = 1'b1;
+        end
+        ip_end = ip_off + total;
+      end else if (l2.ethertype == EtherTypeIpv6) begin
+        total = {1'b0, vbe16(l3, 4)} + 17'd40;
+        if (len < ip_off + 17'd40 || vihl[7:4] != 4'd6) begin
+          ext.kind = KindMalformed;
+          ext.err  = ErrBadIpHeader;
+          done     = 1'b1;
+        end else if (vb(l3, 6) != 8'd17) begin
+          ext.kind     = KindNotRoce;
+          ext.not_roce = NotRoceNotUdp;
+          done         = 1'b1;
+        end else if (ip_off + total > len) begin
+          ext.kind = KindMalformed;
+          ext.err  = ErrBadLength;
+          done     = 1'b1;
+        end
+        ip_end = ip_off + total;
+      end else begin
+        ext.kind     = KindNotRoce;
+        ext.not_roce = (l2.ethertype == EtherTypeIb) ? NotRoceRoceV1 : NotRoceNotIp;
+        done         = 1'b1;
+      end
+    end
+    ext.ip_hdr_len = hl[7:0];
+    ext.ip_end     = ip_end[15:0];
+    // dest_gid: GID byte 0 (first address byte on the wire) in bits [127:120].
+    for (int i = 0; i < 16; i++) begin
+      if (ext.ipv6)   ext.dest_gid[127 - 8*i -: 8] = vb(l3, 24 + i);
+      else if (i < 10) ext.dest_gid[127 - 8*i -: 8] = 8'h00;
+      else if (i < 12) ext.dest_gid[127 - 8*i -: 8] = 8'hFF;
+      else             ext.dest_gid[127 - 8*i -: 8] = vb(l3, 16 + i - 12);
+    end
+
+    // UDP
+    udp_off     = ip_off + hl;
+    bth_off     = udp_off + 17'd8;
+    ext.udp_off = udp_off[7:0];
+    ext.bth_off = bth_off[7:0];
+    l4          = view(win_q, udp_off[7:0]);
+    if (!done) begin
+      if (udp_off + 17'd8 > len) begin
+        ext.kind = KindMalformed;
+        ext.err  = ErrTruncated;
+        done     = 1'b1;
+      end else if (vbe16(l4, 2) != RocePort) begin
+        ext.kind     = KindNotRoce;
+        ext.not_roce = NotRoceOtherPort;
+        done         = 1'b1;
+      end else if (udp_off + {1'b0, vbe16(l4, 4)} != ip_end) begin
+        ext.kind = KindMalformed;
+        ext.err  = ErrBadLength;
+        done     = 1'b1;
+      end else if (bth_off + 17'd12 > ip_end) begin
+        ext.kind = KindMalformed;
+        ext.err  = ErrTruncated;
+        done     = 1'b1;
+      end
+    end
+
+    // BTH (view l4 bytes 8..19)
+    bth1        = vb(l4, 9);
+    bth8        = vb(l4, 16);
+    sec0        = vb(l4, 20);
+    ext.opcode  = vb(l4, 8);
+    ext.se      = bth1[7];
+    ext.migreq  = bth1[6];
+    ext.pad     = bth1[5:4];
+    ext.tver    = bth1[3:0];
+    ext.pkey    = vbe16(l4, 10);
+    ext.byte4   = vb(l4, 12);
+    ext.dest_qp = vbe24(l4, 13);
+    ext.ack_req = bth8[7];
+    ext.resv7   = bth8[6:0];
+    ext.psn     = vbe24(l4, 17);
+    op          = op_info(ext.opcode);
+    ext.service = op.service;
+    ext.eth     = op.eth;
+
+    // SecHdr (view l4 bytes 20..27)
+    ext.sec_mode  = sec0[7:6];
+    ext.sec_level = sec0[5:0];
+    ext.sec_epoch = vb(l4, 21);
+    ext.sec_pn    = {vbe16(l4, 22), vbe32(l4, 24)};
+    ext.sec_valid = (ext.tver == 4'd1);
+    eth_off       = bth_off + (ext.sec_valid ? 17'd20 : 17'd12);
+    if (!done) begin
+      if (!op.valid) begin
+        ext.kind = KindMalformed;
+        ext.err  = ErrReservedOp;
+        done     = 1'b1;
+      end else if (ext.tver > 4'd1) begin
+        ext.kind = KindMalformed;
+        ext.err  = ErrUnknownTVer;
+        done     = 1'b1;
+      end else if (ext.sec_valid && eth_off > ip_end) begin
+        ext.kind = KindMalformed;
+        ext.err  = ErrTruncated;
+        done     = 1'b1;
+      end else if (ext.sec_valid && (ext.sec_mode == 2'd0 ||
+                   (ext.sec_level > 6'd52 && ext.sec_level != 6'h3F))) begin
+        ext.kind = KindMalformed;
+        ext.err  = ErrSecHdr;
+        done     = 1'b1;
+      end
+    end
+
+    // Extended headers, payload, pad
+    pay_off         = eth_off + {11'h0, op.eth_len};
+    trailer         = ext.sec_valid ? 17'd20 : 17'd4;
+    pay_end         = ip_end - trailer;
+    ext.eth_off     = eth_off[7:0];
+    ext.payload_off = pay_off[7:0];
+    ext.payload_end = pay_end[15:0];
+    if (!done) begin
+      if (pay_off + trailer > ip_end) begin
+        ext.kind = KindMalformed;
+        ext.err  = ErrTruncated;
+        done     = 1'b1;
+      end else if ({15'h0, ext.pad} > pay_end - pay_off) begin
+        ext.kind = KindMalformed;
+        ext.err  = ErrBadPad;
+        done     = 1'b1;
+      end else begin
+        ext.kind = KindRoce;
+      end
+    end
+
+    ex             = ext.sec_valid ? (l4 >> (8 * 28)) : (l4 >> (8 * 20));
+    ext.has_reth   = op.eth[EthReth];
+    ext.has_atomic = op.eth[EthAtomic];
+    ext.has_deth   = op.eth[EthDeth];
+    ro             = op.eth[EthReth] ? eth_offset(op.eth, EthReth) : eth_offset(op.eth, EthAtomic);
+    ext.va         = {vbe32(ex, 32'(ro)), vbe32(ex, 32'(ro) + 4)};
+    ext.rkey       = vbe32(ex, 32'(ro) + 8);
+    ext.dma_len    = op.eth[EthReth] ? vbe32(ex, 32'(ro) + 12) : 32'h0;
+    ext.src_qp     = vbe24(ex, 32'(eth_offset(op.eth, EthDeth)) + 5);
+  end
+
+  ///////////////////////
+  // Output registers  //
+  ///////////////////////
+
+  logic                  e1_valid_q;
+  logic                  e1_hdr_q;
+  logic                  e1_eof_q;
+  roce_desc_t            e1_desc_q;
+  logic [8*WinBytes-1:0] e1_win_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      e1_valid_q   <= 1'b0;
+      e1_hdr_q     <= 1'b0;
+      e1_eof_q     <= 1'b0;
+      hdr_valid_o  <= 1'b0;
+      desc_valid_o <= 1'b0;
+    end else begin
+      e1_valid_q   <= ev_valid_q;
+      e1_hdr_q     <= ev_valid_q && ev_hdr_q;
+      e1_eof_q     <= ev_valid_q && ev_eof_q;
+      hdr_valid_o  <= e1_hdr_q;
+      desc_valid_o <= e1_eof_q;
+    end
+  end
+
+  roce_desc_t desc_d;
+
+  always_comb begin
+    desc_d         = e1_desc_q;
+    desc_d.icrc    = icrc;
+    desc_d.icrc_ok = e1_eof_q && (icrc == icrc_stored);
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (ev_valid_q) begin
+      e1_desc_q <= ext;
+      e1_win_q  <= win_q;
+    end
+    if (e1_valid_q) begin
+      desc_o <= desc_d;
+      win_o  <= e1_win_q;
+    end
+  end
+
+  ////////////
+  // Unused //
+  ////////////
+
+  logic unused_sig;
+  assign unused_sig = ^{c_l2.vlans, c_vihl[7:4], ext_unused_frag};
+
+endmodule
