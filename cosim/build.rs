@@ -91,6 +91,20 @@ const MODELS: &[Model] = &[
         defines: &[],
     },
     Model {
+        name: "roce_icrc_1",
+        module: "roce_icrc",
+        filelist: "roce/roce_icrc.f",
+        params: &[("Lanes", "1")],
+        defines: &[],
+    },
+    Model {
+        name: "roce_icrc_4",
+        module: "roce_icrc",
+        filelist: "roce/roce_icrc.f",
+        params: &[("Lanes", "4")],
+        defines: &[],
+    },
+    Model {
         name: "roce_parse_1",
         module: "roce_parse",
         filelist: "roce/roce_parse.f",

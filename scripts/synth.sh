@@ -122,9 +122,9 @@ run_target() {
     t1=$(date +%s)
     local fmax comb crit
     fmax=$(grep -E "Max frequency for clock" "$OUT/$tag.pnr.log" | tail -1 | sed -E 's/.*: ([0-9.]+) MHz.*/\1/')
-    comb=$(grep -E "TRELLIS_COMB:" "$OUT/$tag.pnr.log" | tail -1 | awk '{print $2}')
+    comb=$(grep -E "TRELLIS_COMB:" "$OUT/$tag.pnr.log" | tail -1 | sed -E 's/.*TRELLIS_COMB: *([0-9]+)\/.*/\1/')
     # critical path: first and last cell of the last "Critical path report" block
-    crit=$(awk '/Critical path report for clock/{p=1; s=""; e=""; next} p && /Source /{ if (s=="") s=$NF } p && /Sink /{ e=$NF } p && /^Info: *$/{p=0} END{print s " -> " e}' "$OUT/$tag.pnr.log")
+    crit=$(awk '/Critical path report for clock/{p=1; s=""; e=""; n=0; next} /Critical path report for cross/{p=0} p && /logic +[0-9.]+ +[0-9.]+ Source/{n++} p && /Source /{ if (s=="") s=$NF } p && /Sink /{ e=$NF } p && /ns logic,/{ t=$2 " ns logic + " $4 " ns routing"; p=0 } END{print s " -> " e ", " n " cells, " t}' "$OUT/$tag.pnr.log" | tr -d "'\$")
     {
       echo "fmax_mhz=${fmax:-n/a}"
       echo "pnr_comb=${comb:-n/a}"
@@ -153,7 +153,7 @@ write_doc() {
     for f in "$RES"/*.txt; do
       [ -e "$f" ] || continue
       # shellcheck disable=SC1090
-      ( unset fmax_mhz crit_path pnr_s; . <(sed -E 's/^([a-z0-9_]+)=(.*)$/\1="\2"/' "$f")
+      ( unset fmax_mhz crit_path pnr_s; . <(sed -E "s/^([a-z0-9_]+)=(.*)\$/\1='\2'/" "$f")
         echo "| \`$target\` | \`$params\` | $lut4 | $ff | $ebr | $dsp | ${fmax_mhz:-n/a} | ${crit_path:-n/a} | $yosys_s | ${pnr_s:-n/a} |" )
     done
     echo

@@ -12,10 +12,13 @@
 //
 // Timing
 // ------
-// Stage 0 registers AddRoundKey(in, rk0). Each round r = 1..Nr then takes two stages: A reads
-// SubBytes(state) and SubWord(last key word) from the registered S-box ROM (block RAM), B computes
-// the round key and ShiftRows/MixColumns/AddRoundKey. Latency is aes_pkg::aes_pipe_latency(KeyLen)
-// = 1 + 2*Nr cycles (21 for AES-128, 29 for AES-256) of en_i high; throughput one block per cycle.
+// Stage 0 registers AddRoundKey(in, rk0). Each round r = 1..Nr then takes SboxLatency + 1 stages:
+// A (SboxLatency stages) reads SubBytes(state) and SubWord(last key word) from the registered
+// S-box ROM (block RAM, plus an output register by default), B computes the round key and
+// ShiftRows/MixColumns/AddRoundKey. Latency is aes_pkg::aes_pipe_latency(KeyLen, SboxLatency) =
+// 1 + (SboxLatency + 1)*Nr cycles of en_i high: 31 for AES-128 and 43 for AES-256 with the
+// default SboxLatency = 2 (21 and 29 with SboxLatency = 1, which P&R showed limited to ~77 MHz by
+// the EBR clock-to-output). Throughput is one block per cycle.
 // There is no ready: with en_i low the whole pipeline (including the ROM reads) holds and
 // in_valid_i is ignored, which is how the enclosing core applies backpressure.
 //
@@ -27,7 +30,8 @@
 
 module aes_cipher_pipe #(
   parameter int unsigned KeyLen   = 128,  // 128 (Nr = 10) or 256 (Nr = 14)
-  parameter int unsigned TagWidth = 8     // width of the sideband carried with each block
+  parameter int unsigned TagWidth = 8,    // width of the sideband carried with each block
+  parameter int unsigned SboxLatency = 2  // S-box ROM stages per round: 1 (read reg) or 2 (+ out reg)
 ) (
   input  wire logic                clk_i,
   input  wire logic                rst_ni,
@@ -47,8 +51,8 @@ module aes_cipher_pipe #(
 
   localparam int unsigned Nr = aes_pkg::aes_num_rounds(KeyLen);
 
-  if (KeyLen != 128 && KeyLen != 256) begin : gen_param_check
-    $error("aes_cipher_pipe: KeyLen must be 128 or 256 (instance %m)");
+  if ((KeyLen != 128 && KeyLen != 256) || SboxLatency < 1 || SboxLatency > 2) begin : gen_param_check
+    $error("aes_cipher_pipe: KeyLen must be 128 or 256, SboxLatency 1 or 2 (instance %m)");
   end
 
   /////////////
@@ -90,9 +94,9 @@ module aes_cipher_pipe #(
     // Does this round derive its key through SubWord? (AES-256 round 1 uses k16..k31 as is.)
     localparam bit KeyStep = !(KeyLen == 256 && r == 1);
 
-    logic                a_valid_q;
-    logic [TagWidth-1:0] a_tag_q;
-    logic [KeyLen-1:0]   a_key_q;
+    logic                a_valid_q [SboxLatency];
+    logic [TagWidth-1:0] a_tag_q   [SboxLatency];
+    logic [KeyLen-1:0]   a_key_q   [SboxLatency];
     logic [127:0]        a_sub_bytes;   // SubBytes(state_q[r-1]), from the ROM
     logic [31:0]         a_sub_word;    // SubWord(last key word), from the ROM
     logic [KeyLen-1:0]   b_key;
@@ -101,7 +105,8 @@ module aes_cipher_pipe #(
 
     // Stage A: registered S-box reads, sideband and key window delayed alongside.
     aes_sbox #(
-      .NumBytes (16)
+      .NumBytes (16),
+      .Latency  (SboxLatency)
     ) u_sbox_state (
       .clk_i  (clk_i),
       .en_i   (en_i),
@@ -111,7 +116,8 @@ module aes_cipher_pipe #(
 
     if (KeyStep) begin : gen_key_sbox
       aes_sbox #(
-        .NumBytes (4)
+        .NumBytes (4),
+        .Latency  (SboxLatency)
       ) u_sbox_key (
         .clk_i  (clk_i),
         .en_i   (en_i),
@@ -122,19 +128,21 @@ module aes_cipher_pipe #(
       assign a_sub_word = 32'h0;
     end
 
-    always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) begin
-        a_valid_q <= 1'b0;
-        a_key_q   <= '0;
-      end else if (en_i) begin
-        a_valid_q <= valid_q[r-1];
-        a_key_q   <= key_q[r-1];
+    for (genvar d = 0; d < SboxLatency; d++) begin : gen_delay
+      always_ff @(posedge clk_i or negedge rst_ni) begin
+        if (!rst_ni) begin
+          a_valid_q[d] <= 1'b0;
+          a_key_q[d]   <= '0;
+        end else if (en_i) begin
+          a_valid_q[d] <= (d == 0) ? valid_q[r-1] : a_valid_q[(d == 0) ? 0 : d - 1];
+          a_key_q[d]   <= (d == 0) ? key_q[r-1]   : a_key_q[(d == 0) ? 0 : d - 1];
+        end
       end
-    end
 
-    always_ff @(posedge clk_i) begin
-      if (en_i) begin
-        a_tag_q <= tag_q[r-1];
+      always_ff @(posedge clk_i) begin
+        if (en_i) begin
+          a_tag_q[d] <= (d == 0) ? tag_q[r-1] : a_tag_q[(d == 0) ? 0 : d - 1];
+        end
       end
     end
 
@@ -143,7 +151,7 @@ module aes_cipher_pipe #(
       aes_key_expand #(
         .KeyLen (KeyLen)
       ) u_key_expand (
-        .key_i  (a_key_q),
+        .key_i  (a_key_q[SboxLatency-1]),
         .sub_i  (a_sub_word),
         .rot_i  (aes_pkg::aes_key_rot(KeyLen, r)),
         .rcon_i (aes_pkg::aes_key_rcon(KeyLen, r)),
@@ -151,8 +159,8 @@ module aes_cipher_pipe #(
         .rk_o   (b_round_key)
       );
     end else begin : gen_key_pass
-      assign b_key       = a_key_q;
-      assign b_round_key = a_key_q[127:0];
+      assign b_key       = a_key_q[SboxLatency-1];
+      assign b_round_key = a_key_q[SboxLatency-1][127:0];
       logic unused_sub_word;
       assign unused_sub_word = ^a_sub_word;
     end
@@ -171,14 +179,14 @@ module aes_cipher_pipe #(
         valid_q[r] <= 1'b0;
         key_q[r]   <= '0;
       end else if (en_i) begin
-        valid_q[r] <= a_valid_q;
+        valid_q[r] <= a_valid_q[SboxLatency-1];
         key_q[r]   <= b_key;
       end
     end
 
     always_ff @(posedge clk_i) begin
       if (en_i) begin
-        tag_q[r]   <= a_tag_q;
+        tag_q[r]   <= a_tag_q[SboxLatency-1];
         state_q[r] <= b_state;
       end
     end

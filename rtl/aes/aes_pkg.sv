@@ -120,15 +120,16 @@ package aes_pkg;
   // Latencies  //
   ////////////////
 
-  // aes_cipher_pipe: one input register (AddRoundKey 0) plus two stages per round (registered
-  // S-box ROM read, then ShiftRows/MixColumns/AddRoundKey). Mirrors the model's constant.
-  function automatic int unsigned aes_pipe_latency(int unsigned key_len);
-    aes_pipe_latency = 1 + 2 * aes_num_rounds(key_len);
+  // aes_cipher_pipe: one input register (AddRoundKey 0) plus sbox_latency + 1 stages per round
+  // (registered S-box ROM read [+ output register], then ShiftRows/MixColumns/AddRoundKey).
+  // Mirrored by rocesec_cosim::rtl::aes_cipher_pipe::latency.
+  function automatic int unsigned aes_pipe_latency(int unsigned key_len, int unsigned sbox_latency);
+    aes_pipe_latency = 1 + (sbox_latency + 1) * aes_num_rounds(key_len);
   endfunction
 
   /* verilator lint_off UNUSEDPARAM */
-  localparam int unsigned AesPipeLatency128 = 21;
-  localparam int unsigned AesPipeLatency256 = 29;
+  localparam int unsigned AesPipeLatency128 = 31;  // default SboxLatency = 2
+  localparam int unsigned AesPipeLatency256 = 43;
   /* verilator lint_on UNUSEDPARAM */
 
 endpackage

@@ -5,11 +5,13 @@
 // Data format
 // -----------
 // data_i/data_o hold NumBytes bytes, byte j in bits [8*NumBytes-1-8j -: 8] (byte 0 on top, as
-// FIPS 197 §3.4 orders a state). data_o = SubBytes(data_i) (FIPS 197 §5.1.1) one clock after
-// data_i was presented with en_i high; with en_i low data_o holds. Lookups are grouped in pairs
+// FIPS 197 §3.4 orders a state). data_o = SubBytes(data_i) (FIPS 197 §5.1.1) Latency clocks of
+// en_i high after data_i was presented (1: the ROM read register; 2: plus an output register that
+// takes the slow EBR clock-to-output off the next logic path); with en_i low data_o holds. Lookups are grouped in pairs
 // that share one ROM with two read ports, so synth_ecp5 maps each pair onto one DP16KD block RAM
 // (256 x 8 of its 2048 x 9, both ports used); the read register is the EBR's own address
-// register, so no LUTs are spent on the substitution. The ROM contents are not reset (the output
+// register, so no LUTs are spent on the substitution. Yosys 0.70 does not fold the output register
+// into the DP16KD (REGMODE stays NOREG), so it costs 8 fabric FFs per lookup. The ROM contents are not reset (the output
 // is a data path register, like the EBR it becomes).
 //
 // FAULT_SBOX (test-only define): flips bit 0 of entry 0x53 in every ROM copy so the co-simulation
@@ -19,7 +21,8 @@
 `default_nettype none
 
 module aes_sbox #(
-  parameter int unsigned NumBytes = 16  // number of parallel lookups, even
+  parameter int unsigned NumBytes = 16,  // number of parallel lookups, even
+  parameter int unsigned Latency  = 2    // 1: ROM read register only; 2: plus an output register
 ) (
   input  wire logic                    clk_i,
   input  wire logic                    en_i,
@@ -27,8 +30,8 @@ module aes_sbox #(
   output logic      [8*NumBytes-1:0]   data_o
 );
 
-  if (NumBytes % 2 != 0 || NumBytes == 0) begin : gen_param_check
-    $error("aes_sbox: NumBytes must be even and > 0 (instance %m)");
+  if (NumBytes % 2 != 0 || NumBytes == 0 || Latency < 1 || Latency > 2) begin : gen_param_check
+    $error("aes_sbox: NumBytes must be even and > 0, Latency 1 or 2 (instance %m)");
   end
 
   for (genvar p = 0; p < NumBytes / 2; p++) begin : gen_rom
@@ -53,8 +56,22 @@ module aes_sbox #(
       end
     end
 
-    assign data_o[8 * NumBytes - 1 - 16 * p -: 8] = rd_a_q;
-    assign data_o[8 * NumBytes - 9 - 16 * p -: 8] = rd_b_q;
+    if (Latency == 2) begin : gen_out_reg
+      // Output register: absorbed into the DP16KD (REGMODE OUTREG) or placed next to it, it takes
+      // the slow EBR clock-to-output (about 6 ns on ECP5-6) off the logic path.
+      logic [7:0] out_a_q, out_b_q;
+      always_ff @(posedge clk_i) begin
+        if (en_i) begin
+          out_a_q <= rd_a_q;
+          out_b_q <= rd_b_q;
+        end
+      end
+      assign data_o[8 * NumBytes - 1 - 16 * p -: 8] = out_a_q;
+      assign data_o[8 * NumBytes - 9 - 16 * p -: 8] = out_b_q;
+    end else begin : gen_no_out_reg
+      assign data_o[8 * NumBytes - 1 - 16 * p -: 8] = rd_a_q;
+      assign data_o[8 * NumBytes - 9 - 16 * p -: 8] = rd_b_q;
+    end
   end
 
 endmodule

@@ -2,12 +2,13 @@
 
 use super::{Port, Sim, Top};
 
-/// Pipeline latency in cycles of `en_i` high: `1 + 2·Nr` (mirrors `aes_pkg::aes_pipe_latency`).
+/// Pipeline latency in cycles of `en_i` high with the default `SboxLatency = 2`:
+/// `1 + 3·Nr` = 31 (AES-128) or 43 (AES-256); mirrors `aes_pkg::aes_pipe_latency`.
 pub const fn latency(key_len_bits: usize) -> usize {
     if key_len_bits == 256 {
-        29
+        43
     } else {
-        21
+        31
     }
 }
 

@@ -92,6 +92,8 @@ models! {
     GhashMul3 => "ghash_mul_3",
     GhashCore1 => "ghash_core_1",
     GhashCore2 => "ghash_core_2",
+    RoceIcrc1 => "roce_icrc_1",
+    RoceIcrc4 => "roce_icrc_4",
     RoceParse1 => "roce_parse_1",
     RoceParse4 => "roce_parse_4",
 }

@@ -1,0 +1,1 @@
+roce_icrc.sv
