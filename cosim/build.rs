@@ -118,6 +118,20 @@ const MODELS: &[Model] = &[
         params: &[("LANES", "4")],
         defines: &[],
     },
+    Model {
+        name: "kdf_cmac_128",
+        module: "kdf_cmac",
+        filelist: "kdf/kdf_cmac.f",
+        params: &[("KeyLen", "128"), ("MaxMsgBytes", "48")],
+        defines: &[],
+    },
+    Model {
+        name: "kdf_cmac_256",
+        module: "kdf_cmac",
+        filelist: "kdf/kdf_cmac.f",
+        params: &[("KeyLen", "256"), ("MaxMsgBytes", "48")],
+        defines: &[],
+    },
 ];
 
 fn main() {

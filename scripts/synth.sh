@@ -124,7 +124,7 @@ run_target() {
     fmax=$(grep -E "Max frequency for clock" "$OUT/$tag.pnr.log" | tail -1 | sed -E 's/.*: ([0-9.]+) MHz.*/\1/')
     comb=$(grep -E "TRELLIS_COMB:" "$OUT/$tag.pnr.log" | tail -1 | sed -E 's/.*TRELLIS_COMB: *([0-9]+)\/.*/\1/')
     # critical path: first and last cell of the last "Critical path report" block
-    crit=$(awk '/Critical path report for clock/{p=1; s=""; e=""; n=0; next} /Critical path report for cross/{p=0} p && /logic +[0-9.]+ +[0-9.]+ Source/{n++} p && /Source /{ if (s=="") s=$NF } p && /Sink /{ e=$NF } p && /ns logic,/{ t=$2 " ns logic + " $4 " ns routing"; p=0 } END{print s " -> " e ", " n " cells, " t}' "$OUT/$tag.pnr.log" | tr -d "'\$")
+    crit=$(awk '/Critical path report for clock/{p=1; s=""; e=""; n=0; next} /Critical path report for cross/{p=0} p && /logic +[0-9.]+ +[0-9.]+ Source/{n++} p && /Source /{ if (s=="") s=$NF } p && /Sink /{ e=$NF } p && /ns logic,/{ t=$2 " ns logic + " $5 " ns routing"; p=0 } END{print s " -> " e ", " n " cells, " t}' "$OUT/$tag.pnr.log" | tr -d "'\$")
     {
       echo "fmax_mhz=${fmax:-n/a}"
       echo "pnr_comb=${comb:-n/a}"

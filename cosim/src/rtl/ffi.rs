@@ -96,6 +96,8 @@ models! {
     RoceIcrc4 => "roce_icrc_4",
     RoceParse1 => "roce_parse_1",
     RoceParse4 => "roce_parse_4",
+    KdfCmac128 => "kdf_cmac_128",
+    KdfCmac256 => "kdf_cmac_256",
 }
 
 /// A port of a [`Model`]: index into the shim's port table and size in 32-bit words.
