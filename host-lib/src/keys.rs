@@ -48,35 +48,40 @@ impl SessionKeys {
         mk::qp_key(&self.pd(pd, epoch)?, gid, qpn, gen).map_err(|_| Error::Kdf)
     }
 
-    /// Issue a grant: the key of the smallest address node holding `[va, va+len)` of MR
-    /// (`owner`, `rkey`), valid for `epoch` until `expires`.
+    /// Issue a grant: the key of the smallest address node holding `[va, va+len)` of `mr`,
+    /// valid for `mr.epoch` until `expires`.
     ///
     /// # Errors
     /// [`Error::OutOfRange`] when the range wraps past 2^64.
-    pub fn grant(
-        &self,
-        pd: u32,
-        epoch: u8,
-        owner: &Gid,
-        rkey: u32,
-        va: u64,
-        len: u32,
-        expires: SystemTime,
-    ) -> Result<Grant> {
+    pub fn grant(&self, mr: &MrRef, va: u64, len: u32, expires: SystemTime) -> Result<Grant> {
         let level = mk::smallest_level(va, len).ok_or(Error::OutOfRange)?;
         let index = mk::node_index(va, level);
-        let mr = mk::mr_key(&self.pd(pd, epoch)?, owner, rkey).map_err(|_| Error::Kdf)?;
-        let key = mk::node_key(&mr, level, index).map_err(|_| Error::Kdf)?;
+        let k_mr =
+            mk::mr_key(&self.pd(mr.pd, mr.epoch)?, &mr.owner, mr.rkey).map_err(|_| Error::Kdf)?;
+        let key = mk::node_key(&k_mr, level, index).map_err(|_| Error::Kdf)?;
         Ok(Grant {
-            rkey,
+            rkey: mr.rkey,
             level,
             index,
-            epoch,
+            epoch: mr.epoch,
             expires,
             key: key.bytes().to_vec(),
             id: 0,
         })
     }
+}
+
+/// A memory region as the key hierarchy names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MrRef {
+    /// Protection domain.
+    pub pd: u32,
+    /// Epoch.
+    pub epoch: u8,
+    /// GID of the host that owns the MR.
+    pub owner: Gid,
+    /// rkey.
+    pub rkey: u32,
 }
 
 /// A delegated sub-region capability: the node key and the range it covers. Sent to the peer

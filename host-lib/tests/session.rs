@@ -7,7 +7,7 @@ use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair}
 use rocesec_host::backend::{Loopback, RemoteMr, Transport};
 use rocesec_host::channel::{EpochKey, Receiver, Sender, OVERHEAD};
 use rocesec_host::handshake::{Control, Identity};
-use rocesec_host::keys::{GrantTable, SessionKeys, DEFAULT_GRANT_LIFETIME};
+use rocesec_host::keys::{GrantTable, MrRef, SessionKeys, DEFAULT_GRANT_LIFETIME};
 use rocesec_host::sealed::SealedRegion;
 use rocesec_host::{device, Error};
 use rocesec_model::keys::gid_of;
