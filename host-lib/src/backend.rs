@@ -59,11 +59,11 @@ impl Loopback {
     /// Two connected endpoints; each registers an MR of `mr_len` bytes at `va` with `rkey`.
     pub fn pair(va: u64, mr_len: usize, rkeys: [u32; 2]) -> (Self, Self) {
         let mut s = Shared::default();
-        for side in 0..2 {
-            s.memory[side] = vec![0; mr_len];
-            s.mr[side] = Some(RemoteMr {
+        for ((mem, mr), rkey) in s.memory.iter_mut().zip(s.mr.iter_mut()).zip(rkeys) {
+            *mem = vec![0; mr_len];
+            *mr = Some(RemoteMr {
                 va,
-                rkey: rkeys[side],
+                rkey,
                 len: mr_len as u64,
             });
         }

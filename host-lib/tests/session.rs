@@ -278,10 +278,12 @@ fn grants_are_bounded_expire_and_can_be_revoked() {
     let mut table = GrantTable::default();
     let g = table.issue(
         keys.grant(
-            1,
-            0,
-            &owner,
-            0x22,
+            &MrRef {
+                pd: 1,
+                epoch: 0,
+                owner,
+                rkey: 0x22,
+            },
             0x10_0000,
             8192,
             now + DEFAULT_GRANT_LIFETIME,
