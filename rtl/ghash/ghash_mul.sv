@@ -9,18 +9,23 @@
 //
 // Structure and timing
 // --------------------
-// The combinational core is ghash_pkg: a 128 x 128 carry-less product (ghash_clmul_part) and the
-// reduction by a^128 + a^7 + a^2 + a + 1 (ghash_reduce). The pipeline splits the 128 bits of X into
-// NumStages digits: stage s adds digit s's partial products into a 255-bit accumulator; the last
-// stage also reduces and registers p_o. Latency is NumStages cycles, throughput one product per
-// cycle, no stall. valid/tag travel alongside. Valid flags reset; data registers do not (Y may be
-// a hash subkey power: callers clear their own key registers).
+// The combinational core is in ghash_pkg, in polynomial (bit-reversed) order: a three-level
+// Karatsuba carry-less multiply (27 products of 16-bit operands, ghash_kara_products), the
+// recombination (ghash_kara_combine) and the reduction by a^128 + a^7 + a^2 + a + 1
+// (ghash_reduce). NumStages places the pipeline registers:
+//   1: everything in one cycle, output register only;
+//   2: + register after the 27 products (837 bits) — the balanced split, default;
+//   3: + register after the recombination (255 bits), before the reduction.
+// Latency is NumStages cycles, throughput one product per cycle, no stall; valid/tag travel
+// alongside. Valid flags reset; data registers do not (callers clear their own key registers).
+// The schoolbook version (ghash_clmul_part, 16384 AND terms) mapped to 12.6k LUT4 on ECP5; the
+// Karatsuba form needs 6912 AND terms.
 
 `resetall
 `default_nettype none
 
 module ghash_mul #(
-  parameter int unsigned NumStages = 2,  // pipeline stages (= latency), 1..8
+  parameter int unsigned NumStages = 2,  // pipeline stages (= latency), 1..3
   parameter int unsigned TagWidth  = 1   // sideband carried with each product
 ) (
   input  wire logic                clk_i,
@@ -36,49 +41,68 @@ module ghash_mul #(
   output logic      [127:0]        p_o       // X * Y
 );
 
-  if (NumStages < 1 || NumStages > 8) begin : gen_param_check
-    $error("ghash_mul: NumStages must be 1..8 (instance %m)");
+  if (NumStages < 1 || NumStages > 3) begin : gen_param_check
+    $error("ghash_mul: NumStages must be 1..3 (instance %m)");
   end
-
-  localparam int unsigned Digit = (128 + NumStages - 1) / NumStages;
 
   /////////////
   // Signals //
   /////////////
 
-  // Inputs of stage s (index 0 = module inputs, polynomial order).
-  logic                valid_s [NumStages];
-  logic [TagWidth-1:0] tag_s   [NumStages];
-  logic [127:0]        a_s     [NumStages];
-  logic [127:0]        b_s     [NumStages];
-  logic [254:0]        acc_s   [NumStages];
-  logic [254:0]        acc_d   [NumStages];
-
-  assign valid_s[0] = valid_i;
-  assign tag_s[0]   = tag_i;
-  assign a_s[0]     = ghash_pkg::ghash_rev(a_i);
-  assign b_s[0]     = ghash_pkg::ghash_rev(b_i);
-  assign acc_s[0]   = '0;
+  logic [836:0] prod_d, prod;   // 27 Karatsuba base products
+  logic [254:0] comb_d, comb;   // unreduced product
+  logic         valid_a, valid_b;
+  logic [TagWidth-1:0] tag_a, tag_b;
 
   //////////
   // Data //
   //////////
 
-  for (genvar s = 0; s < NumStages; s++) begin : gen_stage
-    assign acc_d[s] = ghash_pkg::ghash_clmul_part(acc_s[s], a_s[s], b_s[s], s * Digit, Digit);
+  assign prod_d = ghash_pkg::ghash_kara_products(ghash_pkg::ghash_rev(a_i),
+                                                 ghash_pkg::ghash_rev(b_i));
 
-    if (s < NumStages - 1) begin : gen_reg
-      always_ff @(posedge clk_i or negedge rst_ni) begin
-        if (!rst_ni) valid_s[s+1] <= 1'b0;
-        else         valid_s[s+1] <= valid_s[s];
-      end
-      always_ff @(posedge clk_i) begin
-        tag_s[s+1] <= tag_s[s];
-        a_s[s+1]   <= a_s[s];
-        b_s[s+1]   <= b_s[s];
-        acc_s[s+1] <= acc_d[s];
-      end
+  if (NumStages >= 2) begin : gen_reg_prod
+    logic [836:0]        prod_q;
+    logic                valid_q;
+    logic [TagWidth-1:0] tag_q;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) valid_q <= 1'b0;
+      else         valid_q <= valid_i;
     end
+    always_ff @(posedge clk_i) begin
+      prod_q <= prod_d;
+      tag_q  <= tag_i;
+    end
+    assign prod    = prod_q;
+    assign valid_a = valid_q;
+    assign tag_a   = tag_q;
+  end else begin : gen_comb_prod
+    assign prod    = prod_d;
+    assign valid_a = valid_i;
+    assign tag_a   = tag_i;
+  end
+
+  assign comb_d = ghash_pkg::ghash_kara_combine(prod);
+
+  if (NumStages >= 3) begin : gen_reg_comb
+    logic [254:0]        comb_q;
+    logic                valid_q;
+    logic [TagWidth-1:0] tag_q;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) valid_q <= 1'b0;
+      else         valid_q <= valid_a;
+    end
+    always_ff @(posedge clk_i) begin
+      comb_q <= comb_d;
+      tag_q  <= tag_a;
+    end
+    assign comb    = comb_q;
+    assign valid_b = valid_q;
+    assign tag_b   = tag_q;
+  end else begin : gen_comb_comb
+    assign comb    = comb_d;
+    assign valid_b = valid_a;
+    assign tag_b   = tag_a;
   end
 
   /////////////
@@ -87,12 +111,12 @@ module ghash_mul #(
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) valid_o <= 1'b0;
-    else         valid_o <= valid_s[NumStages-1];
+    else         valid_o <= valid_b;
   end
 
   always_ff @(posedge clk_i) begin
-    tag_o <= tag_s[NumStages-1];
-    p_o   <= ghash_pkg::ghash_rev(ghash_pkg::ghash_reduce(acc_d[NumStages-1]));
+    tag_o <= tag_b;
+    p_o   <= ghash_pkg::ghash_rev(ghash_pkg::ghash_reduce(comb));
   end
 
 endmodule
