@@ -4,6 +4,21 @@
 use crate::error::{Error, Result};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// What one side of an RC connection tells the other (inside the TLS channel) to connect the QP
+/// pair: its QP number, start PSN, GID and path MTU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Endpoint {
+    /// QP number (24 bits).
+    pub qpn: u32,
+    /// First PSN this side sends (24 bits).
+    pub psn: u32,
+    /// GID of the port (the RoCEv2 GID: IPv4-mapped or IPv6 address).
+    pub gid: [u8; 16],
+    /// Active path MTU of the port in bytes (256..4096).
+    pub mtu: u32,
+}
 
 /// A remote memory region as the peer advertised it (inside the TLS channel).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -53,6 +68,7 @@ struct Shared {
 pub struct Loopback {
     side: usize,
     shared: Arc<Mutex<Shared>>,
+    recv_wait: Duration,
 }
 
 impl Loopback {
@@ -72,9 +88,22 @@ impl Loopback {
             Self {
                 side: 0,
                 shared: shared.clone(),
+                recv_wait: Duration::ZERO,
             },
-            Self { side: 1, shared },
+            Self {
+                side: 1,
+                shared,
+                recv_wait: Duration::ZERO,
+            },
         )
+    }
+
+    /// Let [`Transport::recv`] wait up to `wait` for a message (as a posted receive on a real
+    /// QP does) instead of failing at once; for peers running in different threads.
+    #[must_use]
+    pub fn with_recv_wait(mut self, wait: Duration) -> Self {
+        self.recv_wait = wait;
+        self
     }
 
     /// The MR this endpoint registered (to advertise to the peer).
@@ -138,13 +167,21 @@ impl Transport for Loopback {
     }
 
     fn recv(&mut self, buf: &mut [u8]) -> Result<usize> {
-        let mut s = self
-            .shared
-            .lock()
-            .map_err(|_| Error::Verbs("poisoned".into()))?;
-        let m = s.queues[self.side]
-            .pop_front()
-            .ok_or(Error::Verbs("no message (RNR)".into()))?;
+        let t0 = Instant::now();
+        let m = loop {
+            let mut s = self
+                .shared
+                .lock()
+                .map_err(|_| Error::Verbs("poisoned".into()))?;
+            if let Some(m) = s.queues[self.side].pop_front() {
+                break m;
+            }
+            drop(s);
+            if t0.elapsed() >= self.recv_wait {
+                return Err(Error::Verbs("no message (RNR)".into()));
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        };
         if m.len() > buf.len() {
             return Err(Error::BufferTooSmall {
                 need: m.len(),
