@@ -116,6 +116,24 @@ fn identity(a: &Args) -> Result<Identity> {
     })
 }
 
+/// Connect, retrying while the server is not listening yet (it starts first, but sets its
+/// device up before it listens).
+fn connect_retry(addr: &str, timeout: Duration) -> Result<TcpStream> {
+    let t0 = std::time::Instant::now();
+    loop {
+        match TcpStream::connect(addr) {
+            Ok(s) => return Ok(s),
+            Err(e) if t0.elapsed() < timeout => {
+                if e.kind() != std::io::ErrorKind::ConnectionRefused {
+                    return Err(e.into());
+                }
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
 fn run(a: &Args, rep: &mut Report) -> Result<()> {
     let id = identity(a)?;
     let rng = SystemRandom::new();
@@ -143,7 +161,7 @@ fn run(a: &Args, rep: &mut Report) -> Result<()> {
         let (s, peer) = l.accept()?;
         (s, peer.to_string())
     } else {
-        (TcpStream::connect(&a.addr)?, a.addr.clone())
+        (connect_retry(&a.addr, a.timeout)?, a.addr.clone())
     };
     sock.set_read_timeout(Some(a.timeout * 3))?;
     let mut ctrl = if a.server {
