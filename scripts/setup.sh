@@ -6,8 +6,11 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 # Debian packages: verilator (RTL co-simulation), tshark/tcpdump (capture checks), python3-venv
-# (synthesis tools from PyPI), g++ (Verilator's C++).
-pkgs=(verilator tshark tcpdump python3-venv g++ make)
+# (synthesis tools from PyPI), g++ (Verilator's C++); libibverbs-dev, librdmacm-dev, libclang-dev,
+# clang, pkg-config (rdma-sys: bindgen over the verbs headers, feature rocesec-host/verbs);
+# libssl-dev (openssl dev-dependency of host-lib's benchmark).
+pkgs=(verilator tshark tcpdump python3-venv g++ make
+      libibverbs-dev librdmacm-dev libclang-dev clang pkg-config libssl-dev)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

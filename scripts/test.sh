@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Set up a fresh machine and run every rocesec test (what CI runs).
-# Env: ROCESEC_SKIP_RIG=1 skips the live rxe capture under qemu (needs root and apt).
+# Env: ROCESEC_SKIP_RIG=1 skips the live rxe capture and the host-lib VM test under qemu (both
+# need root and apt).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -20,8 +21,10 @@ if [[ "${ROCESEC_SKIP_RIG:-0}" != 1 ]]; then
     python3 testbench/rxe-capture/check_corpus.py "$fresh"
 fi
 
-# 3. Every Rust test: model (vectors, engine, captures, fuzz), RTL co-simulation, host library.
-cargo test --workspace --release --no-fail-fast
+# 3. Every Rust test: model (vectors, engine, captures, fuzz), RTL co-simulation, host library
+#    with its libibverbs backend (host-lib/tests/vm.rs runs rocesec-host-demo on two rxe devices
+#    under qemu through the rig; ROCESEC_SKIP_RIG=1 skips it too).
+cargo test --workspace --release --no-fail-fast --features rocesec-host/verbs
 
 # 4. The model on the traffic just captured: protect → verify in all modes, byte-exact.
 if compgen -G "$fresh/*.pcap" >/dev/null; then
