@@ -132,6 +132,13 @@ const MODELS: &[Model] = &[
         params: &[("KeyLen", "256"), ("MaxMsgBytes", "48")],
         defines: &[],
     },
+    Model {
+        name: "rocesec_protect_1",
+        module: "rocesec_protect",
+        filelist: "top/rocesec_protect.f",
+        params: &[("LANES", "1")],
+        defines: &[],
+    },
 ];
 
 fn main() {

@@ -211,7 +211,10 @@ fn run(dut: &mut RoceParse, frames: &[Vec<u8>], rng: &mut SplitMix64, idle: u64)
             }
             let h = hdr_seen.pop_front().expect("descriptor without hdr pulse");
             if d.kind == kind::ROCE {
-                assert!(same_header(&h, &d), "frame {i}: early header differs\n{h:?}\n{d:?}");
+                assert!(
+                    same_header(&h, &d),
+                    "frame {i}: early header differs\n{h:?}\n{d:?}"
+                );
             }
             st.frames += 1;
             match d.kind {

@@ -22,7 +22,7 @@
 // Outputs (roce_parse_pkg::roce_desc_t, see there for fields and codes):
 // - hdr_valid_o: one pulse per frame, two cycles after the beat that completes the window (or
 //   after tlast for a shorter frame). desc_o header fields and win_o are final; kind/err are
-//   provisional (length checks use the bytes received so far).
+//   provisional: length checks assume the frame holds its whole IP packet (frame_len = 0xFFFF).
 // - desc_valid_o: one pulse per frame, two cycles after tlast. desc_o is complete: kind, err,
 //   frame_len and icrc_ok are final and equal the model's `roce::parse` and ICRC check.
 // desc_o/win_o hold their value until the next pulse.
@@ -260,7 +260,9 @@ module roce_parse
                              (s_axis_tlast_i && beat_idx_q < 16'(WinBeats)));
       ev_eof_q   <= fire && s_axis_tlast_i;
       ev_valid_q <= fire && ((beat_idx_q == 16'(WinBeats - 1)) || s_axis_tlast_i);
-      if (fire) ev_len_q <= len_now;
+      // Before tlast the frame is assumed long enough: the early descriptor's kind is what
+      // the final one will be unless the frame turns out shorter than its IP length.
+      if (fire) ev_len_q <= s_axis_tlast_i ? len_now : 16'hFFFF;
     end
   end
 

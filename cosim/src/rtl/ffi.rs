@@ -98,6 +98,7 @@ models! {
     RoceParse4 => "roce_parse_4",
     KdfCmac128 => "kdf_cmac_128",
     KdfCmac256 => "kdf_cmac_256",
+    RocesecProtect1 => "rocesec_protect_1",
 }
 
 /// A port of a [`Model`]: index into the shim's port table and size in 32-bit words.

@@ -15,6 +15,7 @@ pub mod ghash_mul;
 pub mod kdf_cmac;
 pub mod roce_icrc;
 pub mod roce_parse;
+pub mod rocesec_protect;
 
 pub use ffi::{Model, Port, Top};
 

@@ -158,7 +158,11 @@ impl RoceParse {
         let tdata = sim.pin("s_axis_tdata_i");
         let win = sim.pin("win_o");
         let desc = sim.pin("desc_o");
-        assert_eq!(desc.words(), desc_width().div_ceil(32), "roce_desc_t layout drifted");
+        assert_eq!(
+            desc.words(),
+            desc_width().div_ceil(32),
+            "roce_desc_t layout drifted"
+        );
         let mut s = Self {
             beat_bytes: tdata.words() * 4,
             win_bytes: win.words() * 4,
@@ -195,7 +199,11 @@ impl RoceParse {
             None => self.sim.set_u64(self.tvalid, 0),
         }
         self.sim.eval();
-        assert_eq!(self.sim.get_u64(self.tready), 1, "roce_parse is always ready");
+        assert_eq!(
+            self.sim.get_u64(self.tready),
+            1,
+            "roce_parse is always ready"
+        );
         self.sim.tick();
         let mut out = Out::default();
         let h = self.sim.get_u64(self.hdr_valid) != 0;

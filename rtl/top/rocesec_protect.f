@@ -1,0 +1,17 @@
+../roce/roce_parse_pkg.sv
+rocesec_pkg.sv
+../aes/aes_pkg.sv
+../aes/aes_sbox.sv
+../aes/aes_round.sv
+../aes/aes_key_expand.sv
+../aes/aes_cipher_pipe.sv
+../ghash/ghash_pkg.sv
+../ghash/ghash_mul.sv
+../ghash/ghash_core.sv
+../common/common_fifo_sync.sv
+../roce/roce_parse_icrc.sv
+../roce/roce_parse.sv
+rocesec_key_kdf.sv
+rocesec_protect_key.sv
+rocesec_protect_emit.sv
+rocesec_protect.sv

@@ -1,0 +1,778 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// rocesec_protect_key: stage `key` of the protect (TX) top — model/src/stage/key.rs select_tx,
+// the TX half of model/src/engine.rs Protector::protect, and the derived-key cache of
+// model/src/keys.rs KeyStore.
+//
+// Data format
+// -----------
+// Per packet, in order: the parse header descriptor (roce_parse hdr_valid_o: roce_desc_t and
+// the header window) is classified exactly as Protector::protect does (NotRoce / CNP /
+// already protected → malformed / bypass policy / protect), the key is selected (select_tx:
+// PN space, RETH/AtomicETH → sub-region node key of (dest GID, rkey, level, index) with the
+// smallest level holding [VA, VA+len), WRITE Middle/Last → the key of the QP's WRITE First,
+// else the per-QP key with level 0x3F; IV salt = DETH SrcQP for UD, else the QP's generation),
+// the key is fetched from the derived-key cache or derived (SP 800-108 KBKDF-CMAC, labels and
+// contexts of docs/key-hierarchy.md) from the PD key slot of (pd, epoch), and a job_t is issued
+// with the rewritten header (IPv4 total length / IPv6 payload length and UDP length + 24,
+// IPv4 header checksum recomputed as RFC 791 / etherparse does, BTH TVer = 1, SecHdr of
+// docs/wire-format.md §3 inserted at eth_off). Then the final parse descriptor of the same
+// frame (roce_parse desc_valid_o) decides the verdict (parse errors first, then the key
+// stage's) and, for a protected packet that leaves, commits the QP state (next PN, WRITE
+// continuation) — as the model commits only packets that leave.
+//
+// Tables (written through reg_*; see docs/rtl/tops.md): default policy, NumPolicies policy
+// entries keyed by (dest GID, dest QPN), NumPdSlots PD key slots keyed by (PD, epoch). The TX
+// QP state table (NumQps entries, allocated on the first packet that leaves) and the
+// derived-key cache (NumCache entries, round-robin, flushed by any PD slot write) are internal.
+// Hardware limits (no model equivalent, verdict unknown-key): QP state table full, no PD slot
+// for (pd, epoch). AES-128 key hierarchy only; no rkey allow-list (the model's `mrs: None`).
+
+`resetall
+`default_nettype none
+
+module rocesec_protect_key
+  import roce_parse_pkg::*;
+  import rocesec_pkg::*;
+#(
+  parameter int unsigned WinBytes    = 144,  // roce_parse header window
+  parameter int unsigned NumPolicies = 8,
+  parameter int unsigned NumPdSlots  = 4,
+  parameter int unsigned NumQps      = 16,
+  parameter int unsigned NumCache    = 8
+) (
+  input  wire logic                  clk_i,
+  input  wire logic                  rst_ni,
+
+  // Header descriptors (in frame order)
+  input  wire logic                  hdr_valid_i,
+  output logic                       hdr_ready_o,
+  input  wire roce_desc_t            hdr_desc_i,
+  input  wire logic [8*WinBytes-1:0] hdr_win_i,
+
+  // Final descriptors (same order)
+  input  wire logic                  fin_valid_i,
+  output logic                       fin_ready_o,
+  input  wire logic [1:0]            fin_kind_i,
+  input  wire logic                  fin_icrc_ok_i,
+
+  // Jobs to emit
+  output logic                       job_valid_o,
+  input  wire logic                  job_ready_i,
+  output job_t                       job_o,
+
+  // Final verdict of the oldest unfinished job
+  output logic                       done_valid_o,
+  output logic      [3:0]            done_reason_o,
+  output logic      [1:0]            done_fwd_o,
+
+  // Register port
+  input  wire logic                  reg_we_i,
+  input  wire logic [15:0]           reg_addr_i,
+  input  wire logic [31:0]           reg_wdata_i,
+  input  wire logic [15:0]           reg_raddr_i,
+  output logic      [31:0]           reg_rdata_o,
+
+  // Status
+  output logic                       kdf_busy_o
+);
+
+  ///////////////////
+  // Table storage //
+  ///////////////////
+
+  typedef struct packed {
+    logic         valid;
+    logic [1:0]   mode;
+    logic [7:0]   epoch;
+    logic [23:0]  qpn;
+    logic [31:0]  pd;
+    logic [23:0]  gen;
+    logic [127:0] gid;
+  } policy_t;
+
+  typedef struct packed {
+    logic         valid;
+    logic [7:0]   epoch;
+    logic [31:0]  pd;
+    logic [127:0] key;
+  } pdslot_t;
+
+  typedef struct packed {
+    logic         valid;
+    logic [127:0] gid;
+    logic [23:0]  qpn;
+    logic [48:0]  next_pn;   // 49 bits: PN_MAX + 1 means exhausted
+    logic [7:0]   epoch;
+    logic         cont_valid;
+    logic [31:0]  cont_rkey;
+    logic [5:0]   cont_level;
+    logic [63:0]  cont_index;
+  } txqp_t;
+
+  localparam logic [1:0] KtQp   = 2'd0;
+  localparam logic [1:0] KtMr   = 2'd1;
+  localparam logic [1:0] KtNode = 2'd2;
+
+  typedef struct packed {
+    logic [1:0]   typ;
+    logic [31:0]  pd;
+    logic [7:0]   epoch;
+    logic [127:0] gid;
+    logic [31:0]  a;      // QP: qpn, MR/NODE: rkey
+    logic [23:0]  b;      // QP: salt, NODE: level
+    logic [63:0]  index;  // NODE
+  } ktag_t;
+
+  typedef struct packed {
+    logic         valid;
+    ktag_t        tag;
+    logic [127:0] key;
+    logic [127:0] h;
+  } kcache_t;
+
+  policy_t pol_q [NumPolicies];
+  policy_t dflt_q;
+  pdslot_t pds_q [NumPdSlots];
+  txqp_t   qps_q [NumQps];
+  kcache_t kc_q  [NumCache];
+  logic [$clog2(NumCache)-1:0] kc_next_q;
+
+  ////////////////////
+  // Register write //
+  ////////////////////
+
+  logic [31:0] cnt_q [24];  // frames, processed, bypass, cnp, not_roce, 3 spare, rejected[16]
+
+  function automatic logic [127:0] put_word(logic [127:0] v, logic [2:0] w, logic [31:0] d);
+    logic [127:0] r;
+    r = v;
+    r[127 - 32*(32'(w) - 32'd4) -: 32] = d;
+    return r;
+  endfunction
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      dflt_q <= '0;
+      for (int i = 0; i < NumPolicies; i++) pol_q[i] <= '0;
+      for (int j = 0; j < NumPdSlots; j++) pds_q[j] <= '0;
+    end else if (reg_we_i) begin
+      logic [2:0] w;
+      w = reg_addr_i[4:2];
+      if (reg_addr_i[15:5] == 11'h0) begin
+        unique case (w)
+          3'd0: begin
+            dflt_q.mode  <= reg_wdata_i[25:24];
+            dflt_q.epoch <= reg_wdata_i[23:16];
+          end
+          3'd2: dflt_q.pd  <= reg_wdata_i;
+          3'd3: dflt_q.gen <= reg_wdata_i[23:0];
+          default: ;
+        endcase
+      end
+      for (int i = 0; i < NumPolicies; i++) begin
+        if (reg_addr_i[15:5] == 11'((32'(RegPolicyBase) + 32'h20 * i) >> 5)) begin
+          unique case (w)
+            3'd0: begin
+              pol_q[i].valid <= reg_wdata_i[31];
+              pol_q[i].mode  <= reg_wdata_i[25:24];
+              pol_q[i].epoch <= reg_wdata_i[23:16];
+            end
+            3'd1: pol_q[i].qpn <= reg_wdata_i[23:0];
+            3'd2: pol_q[i].pd  <= reg_wdata_i;
+            3'd3: pol_q[i].gen <= reg_wdata_i[23:0];
+            default: pol_q[i].gid <= put_word(pol_q[i].gid, w, reg_wdata_i);
+          endcase
+        end
+      end
+      for (int j = 0; j < NumPdSlots; j++) begin
+        if (reg_addr_i[15:5] == 11'((32'(RegPdBase) + 32'h20 * j) >> 5)) begin
+          unique case (w)
+            3'd0: begin
+              pds_q[j].valid <= reg_wdata_i[31];
+              pds_q[j].epoch <= reg_wdata_i[7:0];
+            end
+            3'd2: pds_q[j].pd <= reg_wdata_i;
+            3'd1, 3'd3: ;
+            default: pds_q[j].key <= put_word(pds_q[j].key, w, reg_wdata_i);
+          endcase
+        end
+      end
+    end
+  end
+
+  logic pd_write;
+  assign pd_write = reg_we_i && reg_addr_i[15:10] == RegPdBase[15:10];
+
+  always_comb begin
+    reg_rdata_o = 32'h0;
+    for (int c = 0; c < 24; c++) begin
+      if (reg_raddr_i == RegCountBase + 16'(4 * c)) reg_rdata_o = cnt_q[c];
+    end
+  end
+
+  ///////////////////
+  // Byte helpers  //
+  ///////////////////
+
+  localparam int unsigned ViewB = 64;
+
+  function automatic logic [8*ViewB-1:0] view(logic [8*WinBytes-1:0] w, logic [7:0] off);
+    return (8*ViewB)'(w >> {off, 3'b000});
+  endfunction
+
+  function automatic logic [15:0] be16(logic [8*ViewB-1:0] v, int unsigned i);
+    return {v[8*i +: 8], v[8*(i+1) +: 8]};
+  endfunction
+
+  /////////////////////////
+  // Packet under work   //
+  /////////////////////////
+
+  typedef enum logic [3:0] {
+    StIdle, StDecide, StLook, StKdfMr, StKdfNode, StKdfQp, StJob, StFinal
+  } state_e;
+
+  state_e                state_q;
+  roce_desc_t            d_q;
+  logic [8*WinBytes-1:0] w_q;
+
+  assign hdr_ready_o = (state_q == StIdle);
+  assign kdf_busy_o  = (state_q == StKdfMr) || (state_q == StKdfNode) || (state_q == StKdfQp);
+
+  // Decision (registered in StDecide)
+  logic         dec_protect, dec_protect_q;
+  logic [3:0]   dec_reason, dec_reason_q;
+  logic [1:0]   dec_fwd, dec_fwd_q;
+  logic [1:0]   dec_mode, mode_q;
+  logic [48:0]  dec_pn;
+  logic [47:0]  pn_q;
+  logic [7:0]   dec_epoch, epoch_q;
+  logic [23:0]  dec_salt, salt_q;
+  logic [5:0]   dec_level, level_q;
+  logic [31:0]  dec_pd, pd_q;
+  logic [127:0] dec_pdkey, pdkey_q;
+  ktag_t        dec_tag, tag_q;
+  logic         dec_qp_found, qp_found_q;
+  logic [$clog2(NumQps)-1:0] dec_qp_idx, qp_idx_q;
+  logic         dec_write_first, write_first_q;
+
+  always_comb begin
+    policy_t     pol;
+    logic        pol_hit;
+    logic        qp_free_found;
+    logic [$clog2(NumQps)-1:0] qp_free;
+    txqp_t       st;
+    logic        pd_hit;
+    logic        target;
+    logic [63:0] va;
+    logic [31:0] tlen;
+    logic [63:0] last;
+    logic [64:0] sum;
+    logic [63:0] diff;
+    logic [6:0]  msb;
+    logic [6:0]  lvl;
+    logic [63:0] index;
+    logic        wcont;
+    logic [4:0]  low;
+    logic [16:0] ip_len_new;
+    logic [16:0] udp_len_new;
+    logic [8*ViewB-1:0] ipv;
+    logic [8*ViewB-1:0] udpv;
+
+    dec_protect     = 1'b0;
+    dec_reason      = ReasonOk;
+    dec_fwd         = FwdProcessed;
+    dec_mode        = ModeBypass;
+    dec_pn          = 49'd1;
+    dec_epoch       = 8'd0;
+    dec_salt        = 24'd0;
+    dec_level       = LevelQp;
+    dec_pd          = 32'd0;
+    dec_pdkey       = 128'h0;
+    dec_tag         = '0;
+    dec_qp_found    = 1'b0;
+    dec_qp_idx      = '0;
+    dec_write_first = 1'b0;
+
+    // policy lookup (dest GID, dest QPN)
+    pol     = dflt_q;
+    pol_hit = 1'b0;
+    for (int i = 0; i < NumPolicies; i++) begin
+      if (!pol_hit && pol_q[i].valid && pol_q[i].gid == d_q.dest_gid &&
+          pol_q[i].qpn == d_q.dest_qp) begin
+        pol     = pol_q[i];
+        pol_hit = 1'b1;
+      end
+    end
+
+    // TX QP state lookup and free slot
+    st            = '0;
+    qp_free       = '0;
+    qp_free_found = 1'b0;
+    for (int q = NumQps - 1; q >= 0; q--) begin
+      if (!qps_q[q].valid) begin
+        qp_free       = q[$clog2(NumQps)-1:0];
+        qp_free_found = 1'b1;
+      end
+    end
+    for (int q = 0; q < NumQps; q++) begin
+      if (!dec_qp_found && qps_q[q].valid && qps_q[q].gid == d_q.dest_gid &&
+          qps_q[q].qpn == d_q.dest_qp) begin
+        dec_qp_found = 1'b1;
+        dec_qp_idx   = q[$clog2(NumQps)-1:0];
+        st           = qps_q[q];
+      end
+    end
+    if (!dec_qp_found) begin
+      dec_qp_idx = qp_free;
+      st.next_pn = 49'd1;
+      st.epoch   = pol.epoch;
+    end
+
+    dec_pn    = st.next_pn;
+    dec_epoch = st.epoch;
+    dec_pd    = pol.pd;
+    dec_mode  = pol.mode;
+    dec_salt  = (d_q.service == SvcUd) ? d_q.src_qp : pol.gen;
+
+    // PD key slot
+    pd_hit = 1'b0;
+    for (int j = 0; j < NumPdSlots; j++) begin
+      if (!pd_hit && pds_q[j].valid && pds_q[j].pd == pol.pd && pds_q[j].epoch == st.epoch) begin
+        pd_hit    = 1'b1;
+        dec_pdkey = pds_q[j].key;
+      end
+    end
+
+    // target range: smallest level whose node holds [va, va + max(len, 1))
+    target = d_q.has_reth || d_q.has_atomic;
+    va     = d_q.va;
+    tlen   = d_q.has_reth ? d_q.dma_len : 32'd8;
+    sum    = {1'b0, va} + {33'h0, (tlen == 32'd0) ? 32'd0 : tlen - 32'd1};
+    last   = sum[63:0];
+    diff   = va ^ last;
+    msb    = 7'd0;
+    for (int b = 0; b < 64; b++) if (diff[b]) msb = 7'(b);
+    lvl    = (diff == 64'h0 || msb < 7'd12) ? 7'd0 : msb - 7'd11;
+    index  = (lvl + 7'd12 >= 7'd64) ? 64'h0 : (va >> (lvl + 7'd12));
+
+    low   = d_q.opcode[4:0];
+    wcont = (d_q.service == SvcRc || d_q.service == SvcUc || d_q.service == SvcXrc) &&
+            (low >= 5'h07 && low <= 5'h09);
+    dec_write_first = (d_q.service == SvcRc || d_q.service == SvcUc ||
+                       d_q.service == SvcXrc) && (low == 5'h06);
+
+    dec_tag.pd    = pol.pd;
+    dec_tag.epoch = st.epoch;
+    dec_tag.gid   = d_q.dest_gid;
+    if (target) begin
+      dec_tag.typ   = KtNode;
+      dec_tag.a     = d_q.rkey;
+      dec_tag.b     = {18'h0, lvl[5:0]};
+      dec_tag.index = index;
+      dec_level     = lvl[5:0];
+    end else if (wcont) begin
+      dec_tag.typ   = KtNode;
+      dec_tag.a     = st.cont_rkey;
+      dec_tag.b     = {18'h0, st.cont_level};
+      dec_tag.index = st.cont_index;
+      dec_level     = st.cont_level;
+    end else begin
+      dec_tag.typ   = KtQp;
+      dec_tag.a     = {8'h0, d_q.dest_qp};
+      dec_tag.b     = dec_salt;
+      dec_level     = LevelQp;
+    end
+
+    // new lengths (overflow → emit::insert fails → malformed)
+    ipv         = view(w_q, d_q.ip_off);
+    udpv        = view(w_q, d_q.udp_off);
+    ip_len_new  = {1'b0, d_q.ipv6 ? be16(ipv, 4) : be16(ipv, 2)} + 17'(Overhead);
+    udp_len_new = {1'b0, be16(udpv, 4)} + 17'(Overhead);
+
+    // classification, in the order of Protector::protect and select_tx
+    if (d_q.kind == KindNotRoce) begin
+      dec_fwd = FwdNotRoce;
+    end else if (d_q.kind != KindRoce) begin
+      dec_reason = ReasonMalformed;
+    end else if (d_q.service == SvcCnp) begin
+      dec_fwd = FwdCnp;
+    end else if (d_q.sec_valid) begin
+      dec_reason = ReasonMalformed;
+    end else if (pol.mode == ModeBypass) begin
+      dec_fwd = FwdBypass;
+    end else if (!dec_qp_found && !qp_free_found) begin
+      dec_reason = ReasonUnknownKey;  // hardware limit: QP state table full
+    end else if (st.next_pn[48]) begin
+      dec_reason = ReasonPnExhausted;  // next_pn > PN_MAX
+    end else if (target && sum[64]) begin
+      dec_reason = ReasonOutOfRange;
+    end else if (!target && wcont && !st.cont_valid) begin
+      dec_reason = ReasonUnknownKey;
+    end else if (!pd_hit) begin
+      dec_reason = ReasonUnknownKey;  // hardware limit: no PD key slot for (pd, epoch)
+    end else if (ip_len_new[16] || udp_len_new[16]) begin
+      dec_reason = ReasonMalformed;
+    end else begin
+      dec_protect = 1'b1;
+    end
+  end
+
+  ///////////////////////////
+  // Derived-key cache/KDF //
+  ///////////////////////////
+
+  logic         kc_hit;
+  logic [127:0] kc_key, kc_h;
+  logic         mr_hit;
+  logic [127:0] mr_key;
+  ktag_t        mr_tag;
+
+  always_comb begin
+    mr_tag       = tag_q;
+    mr_tag.typ   = KtMr;
+    mr_tag.b     = '0;
+    mr_tag.index = '0;
+    kc_hit = 1'b0;
+    kc_key = '0;
+    kc_h   = '0;
+    mr_hit = 1'b0;
+    mr_key = '0;
+    for (int c = 0; c < NumCache; c++) begin
+      if (kc_q[c].valid && kc_q[c].tag == tag_q) begin
+        kc_hit = 1'b1;
+        kc_key = kc_q[c].key;
+        kc_h   = kc_q[c].h;
+      end
+      if (kc_q[c].valid && kc_q[c].tag == mr_tag) begin
+        mr_hit = 1'b1;
+        mr_key = kc_q[c].key;
+      end
+    end
+  end
+
+  // KDF messages: [1]_32 ‖ Label ‖ 0x00 ‖ Context ‖ [128]_32 (docs/key-hierarchy.md)
+  logic [383:0] msg_qp, msg_mr, msg_node;
+  assign msg_qp   = {32'h1, 80'("rocesec qp"), 8'h00, tag_q.gid, tag_q.a[23:0], tag_q.b,
+                     32'd128, 56'h0};
+  assign msg_mr   = {32'h1, 80'("rocesec mr"), 8'h00, tag_q.gid, tag_q.a, 32'd128, 72'h0};
+  assign msg_node = {32'h1, 112'("rocesec region"), 8'h00, 2'b00, tag_q.b[5:0], tag_q.index,
+                     32'd128, 128'h0};
+
+  logic         kdf_start;
+  logic [127:0] kdf_pkey;
+  logic [383:0] kdf_msg;
+  logic [5:0]   kdf_len;
+  logic         kdf_done;
+  logic [127:0] kdf_key, kdf_h;
+  logic         kdf_aes_valid;
+  logic [127:0] kdf_aes_key, kdf_aes_data;
+  logic         aes_valid;
+  logic [127:0] aes_data;
+  logic         kdf_busy;
+  logic         kdf_first_q;  // first cycle in a KDF state: start the sequencer
+  logic [127:0] mr_key_q;
+
+  always_comb begin
+    kdf_start = kdf_first_q;
+    kdf_pkey  = pdkey_q;
+    kdf_msg   = msg_qp;
+    kdf_len   = 6'd41;
+    unique case (state_q)
+      StKdfMr: begin
+        kdf_msg = msg_mr;
+        kdf_len = 6'd39;
+      end
+      StKdfNode: begin
+        kdf_pkey = mr_key_q;
+        kdf_msg  = msg_node;
+        kdf_len  = 6'd32;
+      end
+      default: ;
+    endcase
+  end
+
+  rocesec_key_kdf u_kdf (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .start_i     (kdf_start),
+    .key_i       (kdf_pkey),
+    .msg_i       (kdf_msg),
+    .msg_len_i   (kdf_len),
+    .busy_o      (kdf_busy),
+    .done_o      (kdf_done),
+    .key_o       (kdf_key),
+    .h_o         (kdf_h),
+    .aes_valid_o (kdf_aes_valid),
+    .aes_key_o   (kdf_aes_key),
+    .aes_data_o  (kdf_aes_data),
+    .aes_valid_i (aes_valid),
+    .aes_data_i  (aes_data)
+  );
+
+  logic unused_aes_tag;
+
+  aes_cipher_pipe #(
+    .KeyLen   (128),
+    .TagWidth (1)
+  ) u_aes (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .en_i        (1'b1),
+    .in_valid_i  (kdf_aes_valid),
+    .in_tag_i    (1'b0),
+    .in_key_i    (kdf_aes_key),
+    .in_data_i   (kdf_aes_data),
+    .out_valid_o (aes_valid),
+    .out_tag_o   (unused_aes_tag),
+    .out_data_o  (aes_data)
+  );
+
+  ///////////
+  // Jobs  //
+  ///////////
+
+  logic [127:0] key_q, h_q;
+  logic [15:0]  ipv4_csum;
+
+  // IPv4 header checksum of the rewritten header (RFC 791 / RFC 1071).
+  always_comb begin
+    logic [8*ViewB-1:0] v;
+    logic [31:0]        s;
+    logic [15:0]        wd;
+    logic [16:0]        tl;
+    v  = view(w_q, d_q.ip_off);
+    tl = {1'b0, be16(v, 2)} + 17'(Overhead);
+    s  = 32'h0;
+    for (int j = 0; j < 30; j++) begin
+      wd = be16(v, 2 * j);
+      if (j == 1) wd = tl[15:0];
+      if (j == 5) wd = 16'h0;
+      if (8'(2 * j) < d_q.ip_hdr_len) s = s + {16'h0, wd};
+    end
+    s = {16'h0, s[15:0]} + {16'h0, s[31:16]};
+    s = {16'h0, s[15:0]} + {16'h0, s[31:16]};
+    ipv4_csum = ~s[15:0];
+  end
+
+  job_t job;
+
+  always_comb begin
+    logic [63:0]  sechdr;
+    logic [15:0]  ipl, udpl;
+    logic [8*ViewB-1:0] ipv;
+    logic [8*ViewB-1:0] udpv;
+    logic [7:0]   o;
+    ipv    = view(w_q, d_q.ip_off);
+    udpv   = view(w_q, d_q.udp_off);
+    ipl    = (d_q.ipv6 ? be16(ipv, 4) : be16(ipv, 2)) + 16'(Overhead);
+    udpl   = be16(udpv, 4) + 16'(Overhead);
+    sechdr = {mode_q, level_q, epoch_q, pn_q};
+    job         = '0;
+    job.protect = dec_protect_q;
+    job.mode    = mode_q;
+    job.key     = key_q;
+    job.h       = h_q;
+    job.iv      = {d_q.dest_qp, salt_q, pn_q};
+    job.hoff    = d_q.eth_off;
+    job.poff    = d_q.payload_off;
+    job.eoff    = d_q.payload_end;
+    job.ipv6    = d_q.ipv6;
+    job.ip_off  = d_q.ip_off;
+    job.udp_off = d_q.udp_off;
+    job.bth_off = d_q.bth_off;
+    for (int i = 0; i < OHdrBytes; i++) begin
+      o = 8'(i);
+      job.ohdr[8*i +: 8] = (i < WinBytes) ? w_q[8*i +: 8] : 8'h00;
+      if (d_q.ipv6) begin
+        if (o == d_q.ip_off + 8'd4) job.ohdr[8*i +: 8] = ipl[15:8];
+        if (o == d_q.ip_off + 8'd5) job.ohdr[8*i +: 8] = ipl[7:0];
+      end else begin
+        if (o == d_q.ip_off + 8'd2)  job.ohdr[8*i +: 8] = ipl[15:8];
+        if (o == d_q.ip_off + 8'd3)  job.ohdr[8*i +: 8] = ipl[7:0];
+        if (o == d_q.ip_off + 8'd10) job.ohdr[8*i +: 8] = ipv4_csum[15:8];
+        if (o == d_q.ip_off + 8'd11) job.ohdr[8*i +: 8] = ipv4_csum[7:0];
+      end
+      if (o == d_q.udp_off + 8'd4) job.ohdr[8*i +: 8] = udpl[15:8];
+      if (o == d_q.udp_off + 8'd5) job.ohdr[8*i +: 8] = udpl[7:0];
+      if (o == d_q.bth_off + 8'd1) job.ohdr[8*i +: 8] = {w_q[8*i+4 +: 4], 4'h1};
+      if (o >= d_q.eth_off && o < d_q.eth_off + 8'd8) begin
+        job.ohdr[8*i +: 8] = sechdr[63 - 8*(o - d_q.eth_off) -: 8];
+      end
+    end
+  end
+
+  assign job_valid_o = (state_q == StJob);
+  assign job_o       = job;
+
+  ///////////
+  // FSM   //
+  ///////////
+
+  logic [3:0] fin_reason;
+  assign fin_ready_o = (state_q == StFinal);
+
+  always_comb begin
+    if (fin_kind_i == KindMalformed)                  fin_reason = ReasonMalformed;
+    else if (fin_kind_i == KindRoce && !fin_icrc_ok_i) fin_reason = ReasonBadIcrc;
+    else                                              fin_reason = dec_reason_q;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q       <= StIdle;
+      d_q           <= '0;
+      dec_protect_q <= 1'b0;
+      dec_reason_q  <= '0;
+      dec_fwd_q     <= '0;
+      mode_q        <= '0;
+      pn_q          <= '0;
+      epoch_q       <= '0;
+      salt_q        <= '0;
+      level_q       <= '0;
+      pd_q          <= '0;
+      pdkey_q       <= '0;
+      tag_q         <= '0;
+      qp_found_q    <= 1'b0;
+      qp_idx_q      <= '0;
+      write_first_q <= 1'b0;
+      key_q         <= '0;
+      h_q           <= '0;
+      mr_key_q      <= '0;
+      kdf_first_q   <= 1'b0;
+      kc_next_q     <= '0;
+      done_valid_o  <= 1'b0;
+      done_reason_o <= '0;
+      done_fwd_o    <= '0;
+      for (int c = 0; c < NumCache; c++) kc_q[c] <= '0;
+      for (int c = 0; c < 24; c++) cnt_q[c] <= '0;
+    end else begin
+      done_valid_o <= 1'b0;
+      kdf_first_q  <= 1'b0;
+      if (pd_write) begin
+        for (int c = 0; c < NumCache; c++) kc_q[c].valid <= 1'b0;
+      end
+      unique case (state_q)
+        StIdle: begin
+          if (hdr_valid_i) begin
+            d_q     <= hdr_desc_i;
+            state_q <= StDecide;
+          end
+        end
+        StDecide: begin
+          dec_protect_q <= dec_protect;
+          dec_reason_q  <= dec_reason;
+          dec_fwd_q     <= dec_fwd;
+          mode_q        <= dec_mode;
+          pn_q          <= dec_pn[47:0];
+          epoch_q       <= dec_epoch;
+          salt_q        <= dec_salt;
+          level_q       <= dec_level;
+          pd_q          <= dec_pd;
+          pdkey_q       <= dec_pdkey;
+          tag_q         <= dec_tag;
+          qp_found_q    <= dec_qp_found;
+          qp_idx_q      <= dec_qp_idx;
+          write_first_q <= dec_write_first;
+          state_q       <= dec_protect ? StLook : StJob;
+        end
+        StLook: begin
+          if (kc_hit) begin
+            key_q   <= kc_key;
+            h_q     <= kc_h;
+            state_q <= StJob;
+          end else if (tag_q.typ == KtNode && mr_hit) begin
+            mr_key_q    <= mr_key;
+            kdf_first_q <= 1'b1;
+            state_q     <= StKdfNode;
+          end else begin
+            kdf_first_q <= 1'b1;
+            state_q     <= (tag_q.typ == KtNode) ? StKdfMr : StKdfQp;
+          end
+        end
+        StKdfMr: begin
+          if (kdf_done) begin
+            mr_key_q            <= kdf_key;
+            kc_q[kc_next_q]     <= {1'b1, mr_tag, kdf_key, 128'h0};
+            kc_next_q           <= kc_next_q + 1'b1;
+            kdf_first_q         <= 1'b1;
+            state_q             <= StKdfNode;
+          end
+        end
+        StKdfNode, StKdfQp: begin
+          if (kdf_done) begin
+            key_q           <= kdf_key;
+            h_q             <= kdf_h;
+            kc_q[kc_next_q] <= {1'b1, tag_q, kdf_key, kdf_h};
+            kc_next_q       <= kc_next_q + 1'b1;
+            state_q         <= StJob;
+          end
+        end
+        StJob: begin
+          if (job_ready_i) state_q <= StFinal;
+        end
+        StFinal: begin
+          if (fin_valid_i) begin
+            done_valid_o  <= 1'b1;
+            done_reason_o <= fin_reason;
+            done_fwd_o    <= dec_fwd_q;
+            cnt_q[0]      <= cnt_q[0] + 32'd1;
+            if (fin_reason != ReasonOk) begin
+              cnt_q[8 + fin_reason] <= cnt_q[8 + fin_reason] + 32'd1;
+            end else begin
+              cnt_q[1 + dec_fwd_q] <= cnt_q[1 + dec_fwd_q] + 32'd1;
+            end
+            key_q   <= '0;
+            h_q     <= '0;
+            pdkey_q <= '0;
+            state_q <= StIdle;
+          end
+        end
+        default: state_q <= StIdle;
+      endcase
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (state_q == StIdle && hdr_valid_i) w_q <= hdr_win_i;
+  end
+
+  // TX QP state commit: a protected packet that leaves (model: Protector::protect commits
+  // next_pn and, for a WRITE First, the continuation key).
+  logic  qp_we;
+  txqp_t qp_wdata;
+
+  always_comb begin
+    qp_we    = (state_q == StFinal) && fin_valid_i && fin_reason == ReasonOk && dec_protect_q;
+    qp_wdata = qps_q[qp_idx_q];
+    if (!qp_found_q) begin
+      qp_wdata            = '0;
+      qp_wdata.valid      = 1'b1;
+      qp_wdata.gid        = d_q.dest_gid;
+      qp_wdata.qpn        = d_q.dest_qp;
+      qp_wdata.epoch      = epoch_q;
+    end
+    qp_wdata.next_pn = {1'b0, pn_q} + 49'd1;
+    if (write_first_q) begin
+      qp_wdata.cont_valid = 1'b1;
+      qp_wdata.cont_rkey  = tag_q.a;
+      qp_wdata.cont_level = tag_q.b[5:0];
+      qp_wdata.cont_index = tag_q.index;
+    end
+  end
+
+  for (genvar q = 0; q < NumQps; q++) begin : gen_qp
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        qps_q[q] <= '0;
+      end else if (qp_we && qp_idx_q == q[$clog2(NumQps)-1:0]) begin
+        qps_q[q] <= qp_wdata;
+      end
+    end
+  end
+
+  logic unused_sig;
+  assign unused_sig = ^{pd_q, kdf_busy, reg_addr_i[1:0]};
+
+endmodule
