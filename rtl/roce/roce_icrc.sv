@@ -25,7 +25,8 @@
 //
 // Timing
 // ------
-// Stage 1 registers the masked, right-aligned beat; stage 2 updates S. crc_valid_o/crc_o rise two
+// Stage 1 registers the masked, right-aligned beat; stage 2 places S and applies CRC_0 as a
+// constant GF(2) matrix (computed at elaboration: one XOR tree per CRC bit). crc_valid_o/crc_o rise two
 // clock edges after the edge accepting the last beat (counting that edge as 1). No backpressure:
 // the block is a tap next to the data path. Valid/packet-state flops and S are reset.
 
@@ -71,8 +72,39 @@ module roce_icrc #(
   logic [MW-1:0] s1_k_q;
   logic [W-1:0]  s1_data_q;
 
-  logic [31:0]   crc_q, crc_in, crc_d;
-  logic [W-1:0]  blk;
+  logic [31:0]   crc_q, crc_in, crc_d, crc_blk;
+  logic [W-1:0]  blk, s_place;
+
+  ///////////////////////
+  // CRC_0 matrix rows //
+  ///////////////////////
+
+  // Processing one byte v from state s (reflected, LSB first).
+  function automatic logic [31:0] crc_byte(input logic [31:0] s, input logic [7:0] v);
+    logic [31:0] r;
+    r = s;
+    for (int t = 0; t < 8; t++) r = {1'b0, r[31:1]} ^ ((r[0] ^ v[t]) ? Poly : 32'h0);
+    crc_byte = r;
+  endfunction
+
+  // Row j (bits [W*j +: W]): which beat bits feed bit j of CRC_0(beat). The column of beat bit
+  // (byte p, bit t) is the CRC of that single bit followed by Kb-1-p zero bytes; built from the
+  // last byte backwards. Flat vectors keep the constant function within Verilator 5.006's and
+  // Yosys's constant evaluation.
+  function automatic logic [32*W-1:0] crc_rows();
+    logic [32*W-1:0] rows;
+    logic [255:0]    col;
+    for (int t = 0; t < 8; t++) col[32 * t +: 32] = crc_byte(32'h0, 8'(1 << t));
+    for (int p = Kb - 1; p >= 0; p--) begin
+      for (int t = 0; t < 8; t++) begin
+        for (int j = 0; j < 32; j++) rows[W * j + W - 8 - 8 * p + t] = col[32 * t + j];
+        col[32 * t +: 32] = crc_byte(col[32 * t +: 32], 8'h00);
+      end
+    end
+    crc_rows = rows;
+  endfunction
+
+  localparam logic [32*W-1:0] CrcRows = crc_rows();
 
   /////////////
   // Stage 1 //
@@ -119,30 +151,24 @@ module roce_icrc #(
 
   assign crc_in = s1_first_q ? 32'hFFFFFFFF : crc_q;
 
+  // Place S's bytes (S[7:0] first) on the first four valid byte positions m..m+3; bytes pushed
+  // past the end of the beat (k < 4) are covered by the carry term below.
+  assign s_place = {crc_in[7:0], crc_in[15:8], crc_in[23:16], crc_in[31:24], {(W - 32){1'b0}}}
+                   >> {(MW'(Kb) - s1_k_q), 3'b000};
+  assign blk     = s1_data_q ^ s_place;
+
+  // CRC_0 over the whole block as a constant GF(2) matrix: one XOR tree per output bit.
   always_comb begin
-    logic [31:0] s;
-    int unsigned m;
-    // Place S's bytes (S[7:0] first) on the first four valid byte positions m..m+3.
-    m   = Kb - 32'(s1_k_q);
-    blk = s1_data_q;
-    for (int p = 0; p < Kb; p++) begin
-      for (int q = 0; q < 4; q++) begin
-        if (p == int'(m) + q) blk[W - 1 - 8 * p -: 8] = blk[W - 1 - 8 * p -: 8] ^ crc_in[8 * q +: 8];
-      end
-    end
-    // CRC_0 over the whole block, byte 0 first, each byte LSB first.
-    s = '0;
-    for (int p = 0; p < Kb; p++) begin
-      for (int b = 0; b < 8; b++) begin
-        s = {1'b0, s[31:1]} ^ ((s[0] ^ blk[W - 8 - 8 * p + b]) ? Poly : 32'h0);
-      end
-    end
-    // Carry of S for k < 4 bytes.
+    for (int j = 0; j < 32; j++) crc_blk[j] = ^(blk & CrcRows[W * j +: W]);
+  end
+
+  // Carry of S for k < 4 bytes.
+  always_comb begin
     case (s1_k_q)
-      MW'(1):  crc_d = s ^ {8'h00, crc_in[31:8]};
-      MW'(2):  crc_d = s ^ {16'h0000, crc_in[31:16]};
-      MW'(3):  crc_d = s ^ {24'h000000, crc_in[31:24]};
-      default: crc_d = s;
+      MW'(1):  crc_d = crc_blk ^ {8'h00, crc_in[31:8]};
+      MW'(2):  crc_d = crc_blk ^ {16'h0000, crc_in[31:16]};
+      MW'(3):  crc_d = crc_blk ^ {24'h000000, crc_in[31:24]};
+      default: crc_d = crc_blk;
     endcase
   end
 
