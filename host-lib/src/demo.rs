@@ -305,8 +305,12 @@ pub fn server<T: Transport, L: Lease>(
     let mut ch = Channels::new(ctrl.secret(), &local, &peer)?;
 
     // 1. client -> server
-    let r = recv_stream(&mut t, &mut ch.rx, "c2s", 0..opts.messages)
-        .map(|n| format!("{n}/{} AEAD messages authenticated, decrypted, marker intact", opts.messages));
+    let r = recv_stream(&mut t, &mut ch.rx, "c2s", 0..opts.messages).map(|n| {
+        format!(
+            "{n}/{} AEAD messages authenticated, decrypted, marker intact",
+            opts.messages
+        )
+    });
     rep.check("send-c2s", r);
     // 2. server -> client
     for i in 0..opts.messages {
@@ -342,16 +346,19 @@ pub fn server<T: Transport, L: Lease>(
         unreachable!("expect checked the variant")
     };
     let mut mem = vec![0u8; len as usize];
-    let r = lease.read_local(offset as usize, &mut mem).map_err(|e| e.to_string()).and_then(|()| {
-        let probe = &MARKER.as_bytes()[..16];
-        if contains(&mem, probe) {
-            Err("plaintext visible in the lessor's memory".into())
-        } else if mem.iter().all(|&b| b == 0) {
-            Err("block not written".into())
-        } else {
-            Ok(format!("{len} bytes at offset {offset} hold no plaintext"))
-        }
-    });
+    let r = lease
+        .read_local(offset as usize, &mut mem)
+        .map_err(|e| e.to_string())
+        .and_then(|()| {
+            let probe = &MARKER.as_bytes()[..16];
+            if contains(&mem, probe) {
+                Err("plaintext visible in the lessor's memory".into())
+            } else if mem.iter().all(|&b| b == 0) {
+                Err("block not written".into())
+            } else {
+                Ok(format!("{len} bytes at offset {offset} hold no plaintext"))
+            }
+        });
     rep.check("lessor-blind", r);
     let flip = offset + 8 + 100; // a ciphertext byte of the block
     lease.flip_local(flip as usize, 0x01)?;
@@ -380,17 +387,23 @@ pub fn server<T: Transport, L: Lease>(
             Err(e) => break Err(e.to_string()),
         }
     };
-    let r = r.map(|()| format!("grant {id} expired after {:?}: MR deregistered", opts.grant_lifetime));
+    let r = r.map(|()| {
+        format!(
+            "grant {id} expired after {:?}: MR deregistered",
+            opts.grant_lifetime
+        )
+    });
     rep.check("grant-expire", r);
     ctrl.send(&Msg::Expired { id })?;
     let Msg::Done { failed } = expect(ctrl, "Done")? else {
         unreachable!("expect checked the variant")
     };
-    ctrl.send(&Msg::Done {
-        failed: rep.failed,
-    })?;
+    ctrl.send(&Msg::Done { failed: rep.failed })?;
     if failed > 0 {
-        rep.check("peer", Err(format!("client reported {failed} failed checks")));
+        rep.check(
+            "peer",
+            Err(format!("client reported {failed} failed checks")),
+        );
     }
     Ok(())
 }
@@ -425,8 +438,12 @@ pub fn client<T: Transport>(
         send_msg(&mut t, &mut ch.tx, &body("c2s", i))?;
     }
     // 2. server -> client
-    let r = recv_stream(&mut t, &mut ch.rx, "s2c", 0..opts.messages)
-        .map(|n| format!("{n}/{} AEAD messages authenticated, decrypted, marker intact", opts.messages));
+    let r = recv_stream(&mut t, &mut ch.rx, "s2c", 0..opts.messages).map(|n| {
+        format!(
+            "{n}/{} AEAD messages authenticated, decrypted, marker intact",
+            opts.messages
+        )
+    });
     rep.check("send-s2c", r);
     // 3. rotation in the middle of the stream
     let half = opts.rotation_half;
@@ -510,14 +527,15 @@ pub fn client<T: Transport>(
         (lib, dev) => Err(format!("library {lib:?}, device READ {dev:?}")),
     };
     rep.check("grant-expired", r);
-    ctrl.send(&Msg::Done {
-        failed: rep.failed,
-    })?;
+    ctrl.send(&Msg::Done { failed: rep.failed })?;
     let Msg::Done { failed } = expect(ctrl, "Done")? else {
         unreachable!("expect checked the variant")
     };
     if failed > 0 {
-        rep.check("peer", Err(format!("server reported {failed} failed checks")));
+        rep.check(
+            "peer",
+            Err(format!("server reported {failed} failed checks")),
+        );
     }
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! a RoCE device (Soft-RoCE rxe or a NIC), and its [`Transport`] implementation.
 //!
 //! Objects and their owners: [`Context`] (an opened device) ← [`Pd`] ← [`MemoryRegion`],
-//! [`Connection`] (CQs, RC QP, registered send/receive buffers). Each holds an `Arc` of its
+//! [`Connection`] (CQs, RC QP, registered send/receive buffers). Each holds an `Rc` of its
 //! parent, so a parent is freed only after every child (the order libibverbs requires).
 //!
 //! Every verbs failure is [`Error::Verbs`] naming the call and the errno (or the work-completion
@@ -16,7 +16,7 @@ use rdma_sys as sys;
 use std::alloc::Layout;
 use std::ffi::{c_int, CStr};
 use std::ptr::{self, NonNull};
-use std::sync::Arc;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 /// `Error::Verbs` for `call` failing with `errno`.
@@ -27,7 +27,10 @@ fn verr(call: &str, errno: i32) -> Error {
 
 /// `Error::Verbs` for `call` from the thread's errno (calls that return NULL or -1).
 fn last_err(call: &str) -> Error {
-    verr(call, std::io::Error::last_os_error().raw_os_error().unwrap_or(0))
+    verr(
+        call,
+        std::io::Error::last_os_error().raw_os_error().unwrap_or(0),
+    )
 }
 
 /// A call that returns 0 or an errno value (ibv_modify_qp, post_send, ...).
@@ -119,7 +122,7 @@ impl Context {
     /// # Errors
     /// [`Error::NoDevice`] when there is no device or none of that name (the message lists the
     /// devices found); [`Error::Verbs`] when listing or opening fails.
-    pub fn open(name: &str) -> Result<Arc<Self>> {
+    pub fn open(name: &str) -> Result<Rc<Self>> {
         let mut n: c_int = 0;
         // SAFETY: `n` is a valid out-pointer; the list is freed below with
         // ibv_free_device_list and not used after.
@@ -159,7 +162,7 @@ impl Context {
                 names.join(", ")
             ))),
             Some(None) => Err(err),
-            Some(Some(ctx)) => Ok(Arc::new(Self {
+            Some(Some(ctx)) => Ok(Rc::new(Self {
                 ctx,
                 name: name.into(),
             })),
@@ -194,7 +197,8 @@ impl Context {
     pub fn gid(&self, port: u8, index: u8) -> Result<[u8; 16]> {
         let mut gid = sys::ibv_gid { raw: [0; 16] };
         // SAFETY: the context is open; `gid` is a valid out-pointer.
-        let rc = unsafe { sys::ibv_query_gid(self.ctx.as_ptr(), port, c_int::from(index), &mut gid) };
+        let rc =
+            unsafe { sys::ibv_query_gid(self.ctx.as_ptr(), port, c_int::from(index), &mut gid) };
         check_rc("ibv_query_gid", rc)?;
         // SAFETY: both union members are plain bytes; `raw` covers all 16.
         Ok(unsafe { gid.raw })
@@ -203,7 +207,7 @@ impl Context {
 
 impl Drop for Context {
     fn drop(&mut self) {
-        // SAFETY: opened by ibv_open_device; every child holds an Arc of this, so none is left.
+        // SAFETY: opened by ibv_open_device; every child holds an Rc of this, so none is left.
         unsafe { sys::ibv_close_device(self.ctx.as_ptr()) };
     }
 }
@@ -211,7 +215,7 @@ impl Drop for Context {
 /// A protection domain.
 pub struct Pd {
     pd: NonNull<sys::ibv_pd>,
-    ctx: Arc<Context>,
+    ctx: Rc<Context>,
 }
 
 impl Pd {
@@ -219,25 +223,25 @@ impl Pd {
     ///
     /// # Errors
     /// [`Error::Verbs`] (`ibv_alloc_pd`).
-    pub fn new(ctx: &Arc<Context>) -> Result<Arc<Self>> {
+    pub fn new(ctx: &Rc<Context>) -> Result<Rc<Self>> {
         // SAFETY: the context is open.
         let pd = NonNull::new(unsafe { sys::ibv_alloc_pd(ctx.ctx.as_ptr()) })
             .ok_or_else(|| last_err("ibv_alloc_pd"))?;
-        Ok(Arc::new(Self {
+        Ok(Rc::new(Self {
             pd,
             ctx: ctx.clone(),
         }))
     }
 
     /// The device this PD belongs to.
-    pub fn context(&self) -> &Arc<Context> {
+    pub fn context(&self) -> &Rc<Context> {
         &self.ctx
     }
 }
 
 impl Drop for Pd {
     fn drop(&mut self) {
-        // SAFETY: allocated by ibv_alloc_pd; MRs and QPs hold an Arc of this, so none is left.
+        // SAFETY: allocated by ibv_alloc_pd; MRs and QPs hold an Rc of this, so none is left.
         unsafe { sys::ibv_dealloc_pd(self.pd.as_ptr()) };
     }
 }
@@ -254,7 +258,7 @@ pub struct MemoryRegion {
     len: usize,
     lkey: u32,
     rkey: u32,
-    _pd: Arc<Pd>,
+    _pd: Rc<Pd>,
 }
 
 /// Access rights of a memory region.
@@ -271,7 +275,7 @@ impl MemoryRegion {
     ///
     /// # Errors
     /// [`Error::Verbs`] (`ibv_reg_mr`, or the allocation).
-    pub fn new(pd: &Arc<Pd>, len: usize, access: Access) -> Result<Self> {
+    pub fn new(pd: &Rc<Pd>, len: usize, access: Access) -> Result<Self> {
         let layout = Layout::from_size_align(len.max(1), 4096)
             .map_err(|e| Error::Verbs(format!("allocation of {len} bytes: {e}")))?;
         // SAFETY: the layout has a non-zero size.
@@ -285,14 +289,8 @@ impl MemoryRegion {
         }
         // SAFETY: `buf` points to `len` bytes that stay allocated until after ibv_dereg_mr
         // (Drop deregisters before it frees); the PD is alive (held below).
-        let mr = unsafe {
-            sys::ibv_reg_mr(
-                pd.pd.as_ptr(),
-                buf.as_ptr().cast(),
-                len,
-                flags.0 as c_int,
-            )
-        };
+        let mr =
+            unsafe { sys::ibv_reg_mr(pd.pd.as_ptr(), buf.as_ptr().cast(), len, flags.0 as c_int) };
         let Some(mr) = NonNull::new(mr) else {
             let e = last_err("ibv_reg_mr");
             // SAFETY: allocated above with this layout, never registered.
@@ -360,7 +358,9 @@ impl MemoryRegion {
         // SAFETY: in bounds (checked); `out` cannot overlap the region (no reference into it is
         // ever handed out). The device may write concurrently only if the peer breaks the
         // protocol; the bytes read are then garbage but the memory stays valid.
-        unsafe { ptr::copy_nonoverlapping(self.buf.as_ptr().add(off), out.as_mut_ptr(), out.len()) };
+        unsafe {
+            ptr::copy_nonoverlapping(self.buf.as_ptr().add(off), out.as_mut_ptr(), out.len())
+        };
         Ok(())
     }
 
@@ -420,11 +420,11 @@ impl Lease for MemoryRegion {
 
 struct Cq {
     cq: NonNull<sys::ibv_cq>,
-    _ctx: Arc<Context>,
+    _ctx: Rc<Context>,
 }
 
 impl Cq {
-    fn new(ctx: &Arc<Context>, depth: usize) -> Result<Self> {
+    fn new(ctx: &Rc<Context>, depth: usize) -> Result<Self> {
         let depth = c_int::try_from(depth).map_err(|_| Error::Verbs("CQ too deep".into()))?;
         // SAFETY: the context is open; no completion channel, no user context.
         let cq = unsafe {
@@ -525,7 +525,7 @@ pub struct Connection {
     cfg: ConnConfig,
     local: Endpoint,
     next_wr: u64,
-    _pd: Arc<Pd>,
+    _pd: Rc<Pd>,
 }
 
 impl Connection {
@@ -534,7 +534,7 @@ impl Connection {
     /// # Errors
     /// [`Error::Verbs`] naming the failing call; [`Error::Protocol`] for a port MTU the QP
     /// cannot use.
-    pub fn new(pd: &Arc<Pd>, cfg: ConnConfig) -> Result<Self> {
+    pub fn new(pd: &Rc<Pd>, cfg: ConnConfig) -> Result<Self> {
         let ctx = pd.context();
         let (mtu, active) = ctx.port(cfg.port)?;
         if !active {
@@ -591,7 +591,11 @@ impl Connection {
             | sys::ibv_access_flags::IBV_ACCESS_REMOTE_WRITE)
             .0;
         use sys::ibv_qp_attr_mask as M;
-        c.modify("ibv_modify_qp(INIT)", &mut a, M::IBV_QP_STATE | M::IBV_QP_PKEY_INDEX | M::IBV_QP_PORT | M::IBV_QP_ACCESS_FLAGS)?;
+        c.modify(
+            "ibv_modify_qp(INIT)",
+            &mut a,
+            M::IBV_QP_STATE | M::IBV_QP_PKEY_INDEX | M::IBV_QP_PORT | M::IBV_QP_ACCESS_FLAGS,
+        )?;
         for slot in 0..c.cfg.recv_depth {
             c.post_recv(slot)?;
         }
@@ -603,7 +607,12 @@ impl Connection {
         self.local
     }
 
-    fn modify(&mut self, call: &str, a: &mut sys::ibv_qp_attr, mask: sys::ibv_qp_attr_mask) -> Result<()> {
+    fn modify(
+        &mut self,
+        call: &str,
+        a: &mut sys::ibv_qp_attr,
+        mask: sys::ibv_qp_attr_mask,
+    ) -> Result<()> {
         // SAFETY: valid QP; `a` is a fully initialised attribute block.
         let rc = unsafe { sys::ibv_modify_qp(self.qp.as_ptr(), a, mask.0 as c_int) };
         check_rc(call, rc)
@@ -614,8 +623,9 @@ impl Connection {
     /// # Errors
     /// [`Error::Verbs`] (`ibv_modify_qp(RTR)` / `(RTS)`); [`Error::Protocol`] for a bad MTU.
     pub fn connect(&mut self, peer: &Endpoint) -> Result<()> {
-        let mtu = mtu_enum(self.local.mtu.min(peer.mtu))
-            .ok_or_else(|| Error::Protocol(format!("path MTU {} / {}", self.local.mtu, peer.mtu)))?;
+        let mtu = mtu_enum(self.local.mtu.min(peer.mtu)).ok_or_else(|| {
+            Error::Protocol(format!("path MTU {} / {}", self.local.mtu, peer.mtu))
+        })?;
         use sys::ibv_qp_attr_mask as M;
         // SAFETY: ibv_qp_attr is plain C data for which all-zero is a valid value.
         let mut a: sys::ibv_qp_attr = unsafe { std::mem::zeroed() };
@@ -811,11 +821,19 @@ mod tests {
     #[test]
     fn errors_name_the_call_and_the_errno() {
         let e = verr("ibv_modify_qp(RTR)", 22).to_string();
-        assert!(e.contains("ibv_modify_qp(RTR)") && e.contains("errno 22"), "{e}");
-        let e = check_rc("ibv_post_send(SEND)", 12).expect_err("rc 12").to_string();
+        assert!(
+            e.contains("ibv_modify_qp(RTR)") && e.contains("errno 22"),
+            "{e}"
+        );
+        let e = check_rc("ibv_post_send(SEND)", 12)
+            .expect_err("rc 12")
+            .to_string();
         assert!(e.contains("ibv_post_send(SEND): errno 12"), "{e}");
         let e = wc_err("RDMA READ", sys::ibv_wc_status::IBV_WC_REM_ACCESS_ERR, 0).to_string();
-        assert!(e.contains("RDMA READ") && e.contains("remote access error"), "{e}");
+        assert!(
+            e.contains("RDMA READ") && e.contains("remote access error"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -826,9 +844,18 @@ mod tests {
             len: 0x100,
         };
         assert!(check_remote(&mr, 0x1000, 0x100).is_ok());
-        assert!(matches!(check_remote(&mr, 0x1001, 0x100), Err(Error::OutOfRange)));
-        assert!(matches!(check_remote(&mr, 0xFFF, 1), Err(Error::OutOfRange)));
-        assert!(matches!(check_remote(&mr, u64::MAX, 2), Err(Error::OutOfRange)));
+        assert!(matches!(
+            check_remote(&mr, 0x1001, 0x100),
+            Err(Error::OutOfRange)
+        ));
+        assert!(matches!(
+            check_remote(&mr, 0xFFF, 1),
+            Err(Error::OutOfRange)
+        ));
+        assert!(matches!(
+            check_remote(&mr, u64::MAX, 2),
+            Err(Error::OutOfRange)
+        ));
     }
 
     #[test]

@@ -390,13 +390,27 @@ fn run_demo<L: rocesec_host::demo::Lease + Send + 'static>(
     let server = std::thread::spawn(move || {
         let mut rep = Report::new("server", false);
         let mut l = lease(b.clone());
-        demo::server(&mut s, ep(0x12, "10.0.0.1"), &mut l, |_| Ok(b), &so, &mut rep)
-            .expect("server protocol");
+        demo::server(
+            &mut s,
+            ep(0x12, "10.0.0.1"),
+            &mut l,
+            |_| Ok(b),
+            &so,
+            &mut rep,
+        )
+        .expect("server protocol");
         rep
     });
     let mut rep = Report::new("client", false);
-    demo::client(&mut c, ep(0x11, "10.0.0.2"), |_| Ok(a), b"local", &opts, &mut rep)
-        .expect("client protocol");
+    demo::client(
+        &mut c,
+        ep(0x11, "10.0.0.2"),
+        |_| Ok(a),
+        b"local",
+        &opts,
+        &mut rep,
+    )
+    .expect("client protocol");
     (server.join().expect("server thread"), rep)
 }
 
@@ -417,7 +431,8 @@ fn demo_scenario_passes_every_check_over_the_loopback_backend() {
         "client grant-expired",
     ] {
         assert!(
-            all.iter().any(|l| l.starts_with(&format!("check {name}: ok"))),
+            all.iter()
+                .any(|l| l.starts_with(&format!("check {name}: ok"))),
             "{name} missing: {all:#?}"
         );
     }
@@ -434,5 +449,9 @@ fn demo_scenario_fails_when_the_owner_does_not_revoke_an_expired_grant() {
         c.lines
     );
     assert_eq!(c.failed, 1, "{:#?}", c.lines);
-    assert_eq!(s.failed, 1, "the server reports the client's failure: {:#?}", s.lines);
+    assert_eq!(
+        s.failed, 1,
+        "the server reports the client's failure: {:#?}",
+        s.lines
+    );
 }

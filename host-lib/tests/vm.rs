@@ -160,7 +160,10 @@ fn demo_on_two_rxe_devices_under_qemu() {
     let read = |f: &str| std::fs::read_to_string(out.join(format!("{SCENARIO}.{f}")));
     let (slog, clog) = (read("server.log"), read("client.log"));
     for (role, l) in [("server", &slog), ("client", &clog)] {
-        eprintln!("--- {role} log ---\n{}", l.as_deref().unwrap_or("(missing)"));
+        eprintln!(
+            "--- {role} log ---\n{}",
+            l.as_deref().unwrap_or("(missing)")
+        );
     }
     assert!(
         o.status.success(),
@@ -195,10 +198,7 @@ fn demo_on_two_rxe_devices_under_qemu() {
             "check {name} did not pass: {checks:#?}"
         );
     }
-    assert!(
-        !checks.iter().any(|l| l.contains(": FAIL")),
-        "{checks:#?}"
-    );
+    assert!(!checks.iter().any(|l| l.contains(": FAIL")), "{checks:#?}");
     assert!(slog.contains("rocesec-host-demo server: ") && slog.contains(" 0 failed"));
     assert!(clog.contains("rocesec-host-demo client: ") && clog.contains(" 0 failed"));
 
@@ -227,10 +227,18 @@ fn demo_on_two_rxe_devices_under_qemu() {
     // 3. the control channel is TLS: records only, nothing of the data path in clear
     let ctl = std::fs::read(out.join(format!("{SCENARIO}.control.pcap"))).expect("control pcap");
     let streams = tcp_streams(&ctl);
-    assert_eq!(streams.len(), 2, "expected one TCP connection, two directions");
+    assert_eq!(
+        streams.len(),
+        2,
+        "expected one TCP connection, two directions"
+    );
     for (port, s) in &streams {
         let types = tls_records(s);
-        assert_eq!(types.first(), Some(&22), "port {port}: no TLS handshake first");
+        assert_eq!(
+            types.first(),
+            Some(&22),
+            "port {port}: no TLS handshake first"
+        );
         assert!(
             types.iter().filter(|&&t| t == 23).count() >= 3,
             "port {port}: too few TLS application-data records: {types:?}"

@@ -53,8 +53,14 @@ fn parse() -> Result<Args> {
     let mut server_name = "server.rocesec.test".to_string();
     let (mut grant, mut timeout) = (2u64, 20u64);
     while let Some(a) = it.next() {
-        let mut val = || it.next().ok_or_else(|| usage(&format!("{a} needs a value")));
-        let num = |v: String| v.parse::<u64>().map_err(|_| usage(&format!("{a}: not a number: {v}")));
+        let mut val = || {
+            it.next()
+                .ok_or_else(|| usage(&format!("{a} needs a value")))
+        };
+        let num = |v: String| {
+            v.parse::<u64>()
+                .map_err(|_| usage(&format!("{a}: not a number: {v}")))
+        };
         match a.as_str() {
             "--server" => server = true,
             "--client" => client = Some(val()?),
@@ -86,7 +92,9 @@ fn parse() -> Result<Args> {
         device: device.ok_or_else(|| usage("--device missing"))?,
         port,
         gid_index,
-        ca: ca.or_else(|| from_dir("ca.pem")).ok_or_else(|| usage("--ca or --certs missing"))?,
+        ca: ca
+            .or_else(|| from_dir("ca.pem"))
+            .ok_or_else(|| usage("--ca or --certs missing"))?,
         cert: cert
             .or_else(|| from_dir(&format!("{role}.pem")))
             .ok_or_else(|| usage("--cert or --certs missing"))?,
@@ -100,9 +108,8 @@ fn parse() -> Result<Args> {
 }
 
 fn identity(a: &Args) -> Result<Identity> {
-    let pem_err = |p: &PathBuf, e: rustls::pki_types::pem::Error| {
-        Error::Tls(format!("{}: {e}", p.display()))
-    };
+    let pem_err =
+        |p: &PathBuf, e: rustls::pki_types::pem::Error| Error::Tls(format!("{}: {e}", p.display()));
     let certs = |p: &PathBuf| -> Result<Vec<CertificateDer<'static>>> {
         CertificateDer::pem_file_iter(p)
             .map_err(|e| pem_err(p, e))?
@@ -157,7 +164,10 @@ fn run(a: &Args, rep: &mut Report) -> Result<()> {
     };
     let (sock, who) = if a.server {
         let l = TcpListener::bind(&a.addr)?;
-        println!("rocesec-host-demo server: listening on {} ({} QPN {:#x})", a.addr, a.device, local.qpn);
+        println!(
+            "rocesec-host-demo server: listening on {} ({} QPN {:#x})",
+            a.addr, a.device, local.qpn
+        );
         let (s, peer) = l.accept()?;
         (s, peer.to_string())
     } else {
@@ -172,7 +182,11 @@ fn run(a: &Args, rep: &mut Report) -> Result<()> {
     rep.check(
         "tls",
         ctrl.as_ref()
-            .map(|_| format!("TLS 1.3 mutual certificate authentication with {who}, exporter secret derived"))
+            .map(|_| {
+                format!(
+                    "TLS 1.3 mutual certificate authentication with {who}, exporter secret derived"
+                )
+            })
             .map_err(|e| e.to_string()),
     );
     let ctrl = ctrl.as_mut().map_err(|e| Error::Tls(e.to_string()))?;
