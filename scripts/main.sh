@@ -5,5 +5,6 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 bash scripts/setup.sh
-cargo build --release -q -p rocesec-cosim --bin rocesec
+echo "main: building rocesec (release; the first build verilates the RTL, a few minutes)"
+cargo build --release -p rocesec-cosim --bin rocesec
 exec "$root/target/release/rocesec" roundtrip "$@"

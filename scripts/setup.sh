@@ -22,7 +22,4 @@ if [[ ${#missing[@]} -gt 0 && "${ROCESEC_SKIP_APT:-0}" != 1 ]]; then
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 command -v cargo >/dev/null || { echo "setup: cargo not found (install Rust with rustup)" >&2; exit 2; }
-
-# NIST CAVP vectors (not committed): pinned cryptography-vectors wheel from PyPI.
-bash "$root/scripts/fetch-cavp.sh" "$root/.cache/vectors" >/dev/null
 echo "setup: ok"

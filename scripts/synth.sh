@@ -7,6 +7,7 @@
 # usage: scripts/synth.sh [--pnr] [target ...]      (default: all targets, yosys only)
 #   --pnr    also place and route with nextpnr-ecp5 (--85k CABGA381 speed 6, 100 MHz target)
 #   --doc    only regenerate docs/synthesis.md from syn/results/
+#   --collect  re-parse existing nextpnr logs (.cache/syn/*.pnr.log) into syn/results/, then --doc
 # Targets are listed in TARGETS below. Each is synthesized behind its pin wrapper syn/<top>.sv.
 # Results go to syn/results/<target>.txt (committed; the doc is built from them), logs and netlists
 # to .cache/syn/ (ignored). yowasp maps /tmp privately, so all paths are relative to the repo.
@@ -34,12 +35,14 @@ TARGETS=(
 
 PNR=0
 DOC_ONLY=0
+COLLECT=0
 SEL=()
 for a in "$@"; do
   case "$a" in
     --pnr) PNR=1 ;;
     --doc) DOC_ONLY=1 ;;
-    -h|--help) sed -n 3,12p "$0"; exit 0 ;;
+    --collect) COLLECT=1 ;;
+    -h|--help) sed -n 3,13p "$0"; exit 0 ;;
     *) SEL+=("$a") ;;
   esac
 done
@@ -70,6 +73,29 @@ sources() {
 
 count() {  # count <stat file> <cell type>
   awk -v c="$2" '$2 == c { n = $1 } END { print n + 0 }' "$1"
+}
+
+# Parse a nextpnr log into syn/results/<tag>.txt (replacing earlier P&R fields).
+collect_pnr() {
+  local tag=$1 log=$OUT/$1.pnr.log fmax comb crit
+  [ -f "$log" ] || return 0
+  fmax=$(grep -E "Max frequency for clock" "$log" | tail -1 | sed -E 's/.*: ([0-9.]+) MHz.*/\1/')
+  comb=$(grep -E "TRELLIS_COMB:" "$log" | tail -1 | sed -E 's/.*TRELLIS_COMB: *([0-9]+)\/.*/\1/')
+  # Critical path of the clock domain: source -> sink, logic cells, logic/routing split.
+  crit=$(awk '
+    /Critical path report for clock/ { p = 1; s = ""; e = ""; n = 0; next }
+    /Critical path report for cross/ { p = 0 }
+    p && $2 == "logic" { n++ }
+    p && /Source / && s == "" { s = $NF }
+    p && /Sink / { e = $NF }
+    p && /ns logic,/ { t = $2 " ns logic + " $5 " ns routing"; p = 0 }
+    END { print s " -> " e " (" n " logic cells; " t ")" }' "$log" | tr -d "'$")
+  sed -i -E '/^(fmax_mhz|pnr_comb|crit_path)=/d' "$RES/$tag.txt"
+  {
+    echo "fmax_mhz=${fmax:-n/a}"
+    echo "pnr_comb=${comb:-n/a}"
+    echo "crit_path=${crit}"
+  } >> "$RES/$tag.txt"
 }
 
 run_target() {
@@ -120,18 +146,9 @@ run_target() {
       --json "$OUT/$tag.json" --lpf-allow-unconstrained --timing-allow-fail \
       --report "$OUT/$tag.report.json" --log "$OUT/$tag.pnr.log" --quiet > /dev/null 2>&1 || true
     t1=$(date +%s)
-    local fmax comb crit
-    fmax=$(grep -E "Max frequency for clock" "$OUT/$tag.pnr.log" | tail -1 | sed -E 's/.*: ([0-9.]+) MHz.*/\1/')
-    comb=$(grep -E "TRELLIS_COMB:" "$OUT/$tag.pnr.log" | tail -1 | sed -E 's/.*TRELLIS_COMB: *([0-9]+)\/.*/\1/')
-    # critical path: first and last cell of the last "Critical path report" block
-    crit=$(awk '/Critical path report for clock/{p=1; s=""; e=""; n=0; next} /Critical path report for cross/{p=0} p && /logic +[0-9.]+ +[0-9.]+ Source/{n++} p && /Source /{ if (s=="") s=$NF } p && /Sink /{ e=$NF } p && /ns logic,/{ t=$2 " ns logic + " $5 " ns routing"; p=0 } END{print s " -> " e ", " n " cells, " t}' "$OUT/$tag.pnr.log" | tr -d "'\$")
-    {
-      echo "fmax_mhz=${fmax:-n/a}"
-      echo "pnr_comb=${comb:-n/a}"
-      echo "crit_path=${crit}"
-      echo "pnr_s=$((t1 - t0))"
-    } >> "$RES/$tag.txt"
-    echo "   Fmax=${fmax:-n/a} MHz, COMB=${comb:-n/a} ($((t1 - t0)) s)"
+    echo "pnr_s=$((t1 - t0))" >> "$RES/$tag.txt"
+    collect_pnr "$tag"
+    grep -E "^(fmax_mhz|pnr_comb|crit_path)=" "$RES/$tag.txt" | sed 's/^/   /'
   fi
 }
 
@@ -163,6 +180,10 @@ write_doc() {
   echo "wrote $d"
 }
 
+if [ "$COLLECT" = 1 ]; then
+  for f in "$RES"/*.txt; do collect_pnr "$(basename "$f" .txt)"; done
+  DOC_ONLY=1
+fi
 if [ "$DOC_ONLY" = 0 ]; then
   setup_venv
   for t in "${TARGETS[@]}"; do

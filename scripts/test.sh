@@ -7,6 +7,8 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 bash scripts/setup.sh
+# NIST CAVP vectors (not committed): pinned cryptography-vectors wheel from PyPI.
+bash scripts/fetch-cavp.sh "$root/.cache/vectors" >/dev/null
 export ROCESEC_CAVP_DIR="$root/.cache/vectors"
 
 # 1. The committed rxe corpus: pcaps parse, ICRCs verify, manifest counts match (independent

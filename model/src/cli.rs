@@ -1,18 +1,20 @@
-//! The `inspect`, `protect` and `verify` commands of the `rocesec` tool, as library functions
-//! that write their report to any `Write` and return the process exit status.
+//! The `inspect`, `protect`, `verify` and `roundtrip` commands of the `rocesec` tool, as library
+//! functions that write their report to `out`, their errors to `err`, and return the exit status.
 //!
-//! Exit status: 0 success; 1 some packet was rejected (verify, protect) or is bad (inspect: bad
-//! ICRC or malformed); 2 usage, key-file or I/O error.
+//! Exit status: 0 success; 1 some packet was rejected (verify, protect, roundtrip) or is bad
+//! (inspect: malformed, bad ICRC or truncated by the capture); 2 usage, key-file or I/O error,
+//! including a capture file that is damaged part-way (the records before the damage are still
+//! processed and written).
 
 use crate::engine::{Protector, Verifier};
 use crate::keys::{KeyFile, KeyFileError};
-use crate::pcapio::{self, Record};
+use crate::pcapio::{self, Capture, Record};
 use crate::roce::{self, icrc, Frame};
 use crate::sechdr::Mode;
-use crate::verdict::{Counters, Reason};
+use crate::verdict::{Counters, Forward, Reason};
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Exit status: success.
 pub const EXIT_OK: i32 = 0;
@@ -40,13 +42,40 @@ pub fn load_keys(path: Option<&Path>, mode: Option<Mode>) -> Result<KeyFile, Key
     Ok(k)
 }
 
-/// One line describing a frame, as `rocesec inspect` prints it.
-pub fn describe(i: usize, data: &[u8]) -> (String, Option<bool>) {
+/// How `inspect` classifies one record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// RoCEv2 with a valid ICRC.
+    IcrcOk,
+    /// RoCEv2 with a wrong ICRC.
+    IcrcBad,
+    /// Addressed to UDP 4791 (or too short to tell) but not a well-formed RoCEv2 packet.
+    Malformed,
+    /// Cut short by the capture's snaplen: cannot be checked or protected.
+    Truncated,
+    /// Not RoCEv2.
+    NotRoce,
+}
+
+/// One line describing a record, as `rocesec inspect` prints it, and its kind.
+pub fn describe(i: usize, r: &Record) -> (String, Kind) {
+    let data = &r.data;
+    if r.is_truncated() {
+        let s = format!(
+            "{i:6} TRUNCATED by the capture: {} of {} bytes",
+            data.len(),
+            r.orig_len
+        );
+        return (s, Kind::Truncated);
+    }
     match roce::parse(data) {
-        Ok(Frame::NotRoce(n)) => (format!("{i:6} not RoCEv2 ({n:?}) len={}", data.len()), None),
+        Ok(Frame::NotRoce(n)) => (
+            format!("{i:6} not RoCEv2 ({n:?}) len={}", data.len()),
+            Kind::NotRoce,
+        ),
         Err(e) => (
             format!("{i:6} MALFORMED {e} len={}", data.len()),
-            Some(false),
+            Kind::Malformed,
         ),
         Ok(Frame::Roce(p)) => {
             let ok = icrc::check(data, &p);
@@ -75,45 +104,70 @@ pub fn describe(i: usize, data: &[u8]) -> (String, Option<bool>) {
                 );
             }
             if let Some(sec) = p.sec {
+                let level = if sec.level == crate::sechdr::LEVEL_QP {
+                    "qp".to_string()
+                } else {
+                    sec.level.to_string()
+                };
                 s += &format!(
-                    " protected={} level={} epoch={} pn={}",
-                    sec.mode,
-                    if sec.level == crate::sechdr::LEVEL_QP {
-                        "qp".into()
-                    } else {
-                        sec.level.to_string()
-                    },
-                    sec.epoch,
-                    sec.pn
+                    " protected={} level={level} epoch={} pn={}",
+                    sec.mode, sec.epoch, sec.pn
                 );
             }
-            (s, Some(ok))
+            (s, if ok { Kind::IcrcOk } else { Kind::IcrcBad })
         }
     }
 }
 
-/// `rocesec inspect IN.pcap...`: one line per packet and a summary.
-pub fn inspect(paths: &[&Path], out: &mut dyn Write) -> std::io::Result<i32> {
-    let (mut ok, mut bad, mut other) = (0u64, 0u64, 0u64);
+/// Read a capture; report a damaged tail on `err`. `None`: unusable (reported).
+fn open(path: &Path, err: &mut dyn Write) -> std::io::Result<Option<Capture>> {
+    match pcapio::read_capture(path) {
+        Ok(c) => {
+            if let Some(d) = &c.damaged {
+                writeln!(
+                    err,
+                    "error: {}: truncated or corrupt after {} records ({d}); those records are processed",
+                    path.display(),
+                    c.records.len()
+                )?;
+            }
+            Ok(Some(c))
+        }
+        Err(e) => {
+            writeln!(err, "error: {e}")?;
+            Ok(None)
+        }
+    }
+}
+
+/// `rocesec inspect IN.pcap...`: one line per record and a summary.
+///
+/// # Errors
+/// Only errors writing to `out` or `err`.
+pub fn inspect(paths: &[&Path], out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<i32> {
+    let mut n: BTreeMap<&'static str, u64> = BTreeMap::new();
     let mut ops: BTreeMap<String, u64> = BTreeMap::new();
+    let mut failed = false;
     for path in paths {
-        let recs = match pcapio::read(path) {
-            Ok(r) => r,
-            Err(e) => {
-                writeln!(out, "error: {e}")?;
-                return Ok(EXIT_ERROR);
-            }
+        let Some(c) = open(path, err)? else {
+            failed = true;
+            continue;
         };
-        writeln!(out, "# {}: {} frames", path.display(), recs.len())?;
-        for (i, r) in recs.iter().enumerate() {
-            let (line, icrc_ok) = describe(i, &r.data);
+        failed |= c.damaged.is_some();
+        writeln!(out, "# {}: {} frames", path.display(), c.records.len())?;
+        for (i, r) in c.records.iter().enumerate() {
+            let (line, kind) = describe(i, r);
             writeln!(out, "{line}")?;
-            match icrc_ok {
-                Some(true) => ok += 1,
-                Some(false) => bad += 1,
-                None => other += 1,
-            }
-            if let Ok(Frame::Roce(p)) = roce::parse(&r.data) {
+            *n.entry(match kind {
+                Kind::IcrcOk => "icrc_ok",
+                Kind::IcrcBad => "icrc_bad",
+                Kind::Malformed => "malformed",
+                Kind::Truncated => "truncated",
+                Kind::NotRoce => "not_roce",
+            })
+            .or_default() += 1;
+            if let (Kind::IcrcOk | Kind::IcrcBad, Ok(Frame::Roce(p))) = (kind, roce::parse(&r.data))
+            {
                 *ops.entry(p.op.name.to_string()).or_default() += 1;
             }
         }
@@ -122,15 +176,30 @@ pub fn inspect(paths: &[&Path], out: &mut dyn Write) -> std::io::Result<i32> {
     for (k, v) in &ops {
         writeln!(out, "#   {k:<26} {v}")?;
     }
+    let g = |k: &str| n.get(k).copied().unwrap_or(0);
     writeln!(
         out,
-        "summary: roce={} icrc_ok={ok} icrc_bad={bad} not_roce={other}",
-        ok + bad
+        "summary: roce={} icrc_ok={} icrc_bad={} malformed={} truncated={} not_roce={}",
+        g("icrc_ok") + g("icrc_bad"),
+        g("icrc_ok"),
+        g("icrc_bad"),
+        g("malformed"),
+        g("truncated"),
+        g("not_roce")
     )?;
-    Ok(if bad > 0 { EXIT_REJECTED } else { EXIT_OK })
+    Ok(if failed {
+        EXIT_ERROR
+    } else if g("icrc_bad") + g("malformed") + g("truncated") > 0 {
+        EXIT_REJECTED
+    } else {
+        EXIT_OK
+    })
 }
 
-/// Print counters with one line per non-zero rejection reason.
+/// Print counters with one line per rejection reason.
+///
+/// # Errors
+/// Only errors writing to `out`.
 pub fn print_counters(out: &mut dyn Write, what: &str, c: &Counters) -> std::io::Result<()> {
     writeln!(
         out,
@@ -148,46 +217,51 @@ pub fn print_counters(out: &mut dyn Write, what: &str, c: &Counters) -> std::io:
     Ok(())
 }
 
-/// Run `step` over every frame of `input`, write the forwarded frames to `output`, report each
-/// rejection. `Ok(false)` means an I/O or format error was reported (exit status 2).
+/// Run `step` over every record of `input` and write the forwarded frames to `output` with the
+/// input's header. Truncated records are rejected as malformed (counted through `reject`).
+/// Returns `None` when nothing could be written (reported on `err`), else whether the input
+/// file was damaged.
 fn run(
     input: &Path,
     output: &Path,
-    out: &mut dyn Write,
+    err: &mut dyn Write,
     what: &str,
     mut step: impl FnMut(&[u8]) -> Result<Vec<u8>, Reason>,
-) -> std::io::Result<bool> {
-    let recs = match pcapio::read(input) {
-        Ok(r) => r,
-        Err(e) => {
-            writeln!(out, "error: {e}")?;
-            return Ok(false);
-        }
+    mut reject: impl FnMut(Reason),
+) -> std::io::Result<Option<bool>> {
+    let Some(c) = open(input, err)? else {
+        return Ok(None);
     };
-    let mut kept = Vec::with_capacity(recs.len());
-    for (i, r) in recs.iter().enumerate() {
+    let mut kept = Vec::with_capacity(c.records.len());
+    for (i, r) in c.records.iter().enumerate() {
+        if r.is_truncated() {
+            reject(Reason::Malformed);
+            writeln!(
+                err,
+                "{what}: packet {i} rejected: malformed (truncated by the capture)"
+            )?;
+            continue;
+        }
         match step(&r.data) {
-            Ok(data) => kept.push(Record {
-                ts: r.ts,
-                orig_len: data.len() as u32,
-                data,
-            }),
-            Err(reason) => writeln!(out, "{what}: packet {i} rejected: {reason}")?,
+            Ok(data) => kept.push(Record::new(r.ts_sec, r.ts_frac, data)),
+            Err(reason) => writeln!(err, "{what}: packet {i} rejected: {reason}")?,
         }
     }
-    if let Err(e) = pcapio::write(output, &kept) {
-        writeln!(out, "error: {e}")?;
-        return Ok(false);
+    if let Err(e) = pcapio::write_capture(output, &c.header, &kept) {
+        writeln!(err, "error: {e}")?;
+        return Ok(None);
     }
-    Ok(true)
+    Ok(Some(c.damaged.is_some()))
 }
 
-fn finish(out: &mut dyn Write, what: &str, ok: bool, c: &Counters) -> std::io::Result<i32> {
-    if !ok {
+fn finish(out: &mut dyn Write, what: &str, r: Option<bool>, c: &Counters) -> std::io::Result<i32> {
+    let Some(damaged) = r else {
         return Ok(EXIT_ERROR);
-    }
+    };
     print_counters(out, what, c)?;
-    Ok(if c.total_rejected() > 0 {
+    Ok(if damaged {
+        EXIT_ERROR
+    } else if c.total_rejected() > 0 {
         EXIT_REJECTED
     } else {
         EXIT_OK
@@ -197,25 +271,32 @@ fn finish(out: &mut dyn Write, what: &str, ok: bool, c: &Counters) -> std::io::R
 /// `rocesec protect`: protect every frame of `input` into `output`.
 ///
 /// # Errors
-/// Only errors writing the report to `out`; everything else is reported and mapped to the exit
-/// status.
+/// Only errors writing the report; everything else is reported and mapped to the exit status.
 pub fn protect(
     keys: &KeyFile,
     input: &Path,
     output: &Path,
     out: &mut dyn Write,
+    err: &mut dyn Write,
 ) -> std::io::Result<i32> {
     let mut tx = match Protector::new(keys) {
         Ok(t) => t,
         Err(e) => {
-            writeln!(out, "error: {e}")?;
+            writeln!(err, "error: {e}")?;
             return Ok(EXIT_ERROR);
         }
     };
-    let ok = run(input, output, out, "protect", |f| {
-        tx.protect(f).map(|(_, d)| d)
-    })?;
-    finish(out, "protect", ok, &tx.counters)
+    let mut extra = Counters::default();
+    let r = run(
+        input,
+        output,
+        err,
+        "protect",
+        |f| tx.protect(f).map(|(_, d)| d),
+        |x| extra.count(&Err(x)),
+    )?;
+    let c = tx.counters.merged(&extra);
+    finish(out, "protect", r, &c)
 }
 
 /// `rocesec verify`: verify every frame of `input`, writing the recovered plain frames.
@@ -227,18 +308,26 @@ pub fn verify(
     input: &Path,
     output: &Path,
     out: &mut dyn Write,
+    err: &mut dyn Write,
 ) -> std::io::Result<i32> {
     let mut rx = match Verifier::new(keys) {
         Ok(t) => t,
         Err(e) => {
-            writeln!(out, "error: {e}")?;
+            writeln!(err, "error: {e}")?;
             return Ok(EXIT_ERROR);
         }
     };
-    let ok = run(input, output, out, "verify", |f| {
-        rx.verify(f).map(|(_, d)| d)
-    })?;
-    finish(out, "verify", ok, &rx.counters)
+    let mut extra = Counters::default();
+    let r = run(
+        input,
+        output,
+        err,
+        "verify",
+        |f| rx.verify(f).map(|(_, d)| d),
+        |x| extra.count(&Err(x)),
+    )?;
+    let c = rx.counters.merged(&extra);
+    finish(out, "verify", r, &c)
 }
 
 /// Result of [`roundtrip`] on one capture in one mode.
@@ -254,8 +343,8 @@ pub struct RoundTrip {
     pub overhead_bytes: u64,
 }
 
-/// Protect then verify every frame of `frames` in `mode` with the keys `k`, in order, and compare
-/// the result with the original byte for byte.
+/// Protect then verify every frame of `frames` with the keys `k`, in order, and compare the
+/// result with the original byte for byte.
 ///
 /// # Errors
 /// [`KeyFileError`] when the key file has a bad secret.
@@ -268,7 +357,7 @@ pub fn roundtrip(k: &KeyFile, frames: &[Vec<u8>]) -> Result<RoundTrip, KeyFileEr
     for f in frames {
         match tx.protect(f) {
             Ok((fw, p)) => {
-                if fw == crate::verdict::Forward::Processed {
+                if fw == Forward::Processed {
                     r.protected += 1;
                     r.overhead_bytes += (p.len() - f.len()) as u64;
                 }
@@ -283,13 +372,13 @@ pub fn roundtrip(k: &KeyFile, frames: &[Vec<u8>]) -> Result<RoundTrip, KeyFileEr
     Ok(r)
 }
 
-/// The committed rxe corpus (`testbench/captures/*.pcap`), sorted by name.
-pub fn default_corpus() -> Vec<std::path::PathBuf> {
+/// The committed rxe corpus (`testbench/captures/*.pcap` of this source tree), sorted by name.
+pub fn default_corpus() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testbench/captures");
-    let mut v: Vec<_> = std::fs::read_dir(&dir)
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
         .unwrap_or_default();
-    v.retain(|p: &std::path::PathBuf| p.extension().is_some_and(|e| e == "pcap"));
+    v.retain(|p| p.extension().is_some_and(|e| e == "pcap"));
     v.sort();
     v
 }
@@ -301,9 +390,10 @@ pub fn default_corpus() -> Vec<std::path::PathBuf> {
 /// Only errors writing the report.
 pub fn roundtrip_cmd(
     keys: &KeyFile,
-    paths: &[std::path::PathBuf],
+    paths: &[PathBuf],
     mode: Option<Mode>,
     out: &mut dyn Write,
+    err: &mut dyn Write,
 ) -> std::io::Result<i32> {
     let paths = if paths.is_empty() {
         default_corpus()
@@ -312,7 +402,7 @@ pub fn roundtrip_cmd(
     };
     if paths.is_empty() {
         writeln!(
-            out,
+            err,
             "error: no captures given and none found in testbench/captures"
         )?;
         return Ok(EXIT_ERROR);
@@ -321,27 +411,28 @@ pub fn roundtrip_cmd(
         Some(m) => vec![m],
         None => vec![Mode::HeaderAuth, Mode::PacketAuth, Mode::Aead],
     };
-    let mut total = RoundTrip::default();
+    let (mut frames, mut runs, mut protected, mut mismatches) = (0u64, 0u64, 0u64, 0u64);
     writeln!(
         out,
-        "{:<28} {:<12} {:>7} {:>9} {:>10} {:>9}",
+        "{:<40} {:<12} {:>7} {:>9} {:>10} {:>9}",
         "capture", "mode", "frames", "protected", "overhead/B", "mismatch"
     )?;
     for p in &paths {
-        let frames: Vec<Vec<u8>> = match pcapio::read(p) {
-            Ok(r) => r.into_iter().map(|r| r.data).collect(),
-            Err(e) => {
-                writeln!(out, "error: {e}")?;
-                return Ok(EXIT_ERROR);
-            }
+        let Some(c) = open(p, err)? else {
+            return Ok(EXIT_ERROR);
         };
+        if c.damaged.is_some() {
+            return Ok(EXIT_ERROR);
+        }
+        let fr: Vec<Vec<u8>> = c.records.into_iter().map(|r| r.data).collect();
+        frames += fr.len() as u64;
         for &m in &modes {
             let mut k = keys.clone();
             k.force_mode(m);
-            let r = match roundtrip(&k, &frames) {
+            let r = match roundtrip(&k, &fr) {
                 Ok(r) => r,
                 Err(e) => {
-                    writeln!(out, "error: {e}")?;
+                    writeln!(err, "error: {e}")?;
                     return Ok(EXIT_ERROR);
                 }
             };
@@ -352,21 +443,22 @@ pub fn roundtrip_cmd(
             let per = r.overhead_bytes.checked_div(r.protected).unwrap_or(0);
             writeln!(
                 out,
-                "{name:<28} {m:<12} {:>7} {:>9} {per:>10} {:>9}",
+                "{name:<40} {m:<12} {:>7} {:>9} {per:>10} {:>9}",
                 r.frames, r.protected, r.mismatches
             )?;
-            total.frames += r.frames;
-            total.protected += r.protected;
-            total.mismatches += r.mismatches;
+            runs += r.frames;
+            protected += r.protected;
+            mismatches += r.mismatches;
         }
     }
     writeln!(
         out,
-        "packets: {} protected and verified: {}",
-        total.frames, total.protected
+        "frames: {frames} in {} captures; {} modes: {runs} protect→verify runs, {protected} protected",
+        paths.len(),
+        modes.len()
     )?;
-    writeln!(out, "mismatches: {}", total.mismatches)?;
-    Ok(if total.mismatches > 0 {
+    writeln!(out, "mismatches: {mismatches}")?;
+    Ok(if mismatches > 0 {
         EXIT_REJECTED
     } else {
         EXIT_OK

@@ -14,17 +14,40 @@ use std::collections::HashMap;
 /// Output of one engine step.
 pub type Verdict = Result<(Forward, Vec<u8>), Reason>;
 
-/// TX direction.
+/// Per-QP state of one direction, created from the QP's policy on first use.
+pub trait QpState: Clone + std::fmt::Debug {
+    /// Fresh state for a QP with policy `p`.
+    fn from_policy(p: &crate::keys::QpPolicy) -> Self;
+}
+
+impl QpState for TxQp {
+    fn from_policy(p: &crate::keys::QpPolicy) -> Self {
+        TxQp::new(p)
+    }
+}
+
+impl QpState for RxQp {
+    fn from_policy(p: &crate::keys::QpPolicy) -> Self {
+        RxQp::new(p)
+    }
+}
+
+/// One engine direction: key store (derived-key cache), per-QP state and counters.
 #[derive(Clone, Debug)]
-pub struct Protector {
+pub struct Engine<Q> {
     store: KeyStore,
-    qps: HashMap<QpId, TxQp>,
+    qps: HashMap<QpId, Q>,
     /// Counters.
     pub counters: Counters,
 }
 
-impl Protector {
-    /// New protector from a key file.
+/// TX direction: plain frame → protected frame.
+pub type Protector = Engine<TxQp>;
+/// RX direction: protected frame → plain frame, or a typed rejection.
+pub type Verifier = Engine<RxQp>;
+
+impl<Q: QpState> Engine<Q> {
+    /// New engine direction from a key file.
     ///
     /// # Errors
     /// [`KeyFileError`] for a key file with a bad secret.
@@ -41,6 +64,14 @@ impl Protector {
         self.store.kdf_runs
     }
 
+    /// The state of QP `id`, created from its policy if new.
+    fn qp(&mut self, id: QpId) -> &mut Q {
+        let pol = self.store.policy(&id.0, id.1).clone();
+        self.qps.entry(id).or_insert_with(|| Q::from_policy(&pol))
+    }
+}
+
+impl Engine<TxQp> {
     /// Protect one Ethernet frame.
     ///
     /// # Errors
@@ -70,11 +101,7 @@ impl Protector {
             return Ok((Forward::Bypass, frame.to_vec()));
         }
         let id = (gid, p.bth.dest_qp);
-        let qp = self
-            .qps
-            .entry(id)
-            .or_insert_with(|| TxQp::new(&pol))
-            .clone();
+        let qp = self.qp(id).clone();
         let (sel, pn) = key::select_tx(&self.store, &qp, frame, &p, &gid)?;
         let k = self
             .store
@@ -105,7 +132,7 @@ impl Protector {
         crate::roce::icrc::fix(&mut out, &q);
         emit::fix_udp_checksum(&mut out, &q);
         // Commit state only for a packet that leaves.
-        let st = self.qps.entry(id).or_insert_with(|| TxQp::new(&pol));
+        let st = self.qp(id);
         st.next_pn = pn + 1;
         if key::is_write_first(&p) {
             st.cont = Some(sel.key);
@@ -116,42 +143,14 @@ impl Protector {
     /// Start using `epoch` for new packets to (`gid`, `qpn`) (the make step of rotation: the
     /// receiver must have the epoch installed first).
     pub fn set_epoch(&mut self, id: QpId, epoch: u8) {
-        let pol = self.store.policy(&id.0, id.1).clone();
-        self.qps.entry(id).or_insert_with(|| TxQp::new(&pol)).epoch = epoch;
+        self.qp(id).epoch = epoch;
     }
 }
 
-/// RX direction.
-#[derive(Clone, Debug)]
-pub struct Verifier {
-    store: KeyStore,
-    qps: HashMap<QpId, RxQp>,
-    /// Counters.
-    pub counters: Counters,
-}
-
-impl Verifier {
-    /// New verifier from a key file.
-    ///
-    /// # Errors
-    /// [`KeyFileError`] for a key file with a bad secret.
-    pub fn new(k: &KeyFile) -> Result<Self, KeyFileError> {
-        Ok(Self {
-            store: KeyStore::new(k)?,
-            qps: HashMap::new(),
-            counters: Counters::default(),
-        })
-    }
-
-    /// Number of KDF runs so far (derived-key cache misses).
-    pub fn kdf_runs(&self) -> u64 {
-        self.store.kdf_runs
-    }
-
+impl Engine<RxQp> {
     /// Install epoch+1 on (`gid`, `qpn`) (the receiver side of make-before-break).
     pub fn install_next_epoch(&mut self, id: QpId) {
-        let pol = self.store.policy(&id.0, id.1).clone();
-        self.qps.entry(id).or_insert_with(|| RxQp::new(&pol)).next = true;
+        self.qp(id).next = true;
     }
 
     /// Verify one Ethernet frame and restore the plain frame.
@@ -187,11 +186,7 @@ impl Verifier {
             };
         };
         let id = (gid, p.bth.dest_qp);
-        let qp = self
-            .qps
-            .entry(id)
-            .or_insert_with(|| RxQp::new(&pol))
-            .clone();
+        let qp = self.qp(id).clone();
         let sel = key::select_rx(&self.store, &qp, frame, &p, &sec, &gid)?;
         let k = self
             .store
@@ -204,16 +199,17 @@ impl Verifier {
         crypto::open(sec.mode, &k, &iv, &aad, &mut payload, icv).map_err(|_| Reason::AuthFail)?;
         let out = emit::strip(frame, &p, &payload).ok_or(Reason::Malformed)?;
         // Authenticated: commit replay window, epoch promotion and WRITE continuation.
-        let st = self.qps.entry(id).or_insert_with(|| RxQp::new(&pol));
+        let st = self.qp(id);
         st.window.update(sec.pn);
-        if sel.epoch != st.epoch {
+        let promoted = sel.epoch != st.epoch;
+        if promoted {
             st.epoch = sel.epoch;
             st.next = false;
-            self.counters.epoch_promotions += 1;
         }
         if key::is_write_first(&p) {
             st.cont = Some(sel.key);
         }
+        self.counters.epoch_promotions += u64::from(promoted);
         Ok((Forward::Processed, out))
     }
 }

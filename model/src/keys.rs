@@ -283,6 +283,22 @@ impl KeyFile {
                 k.aes
             )));
         }
+        let check24 = |what: &str, v: u32| {
+            if v > 0xFF_FFFF {
+                Err(KeyFileError::Invalid(format!("{what} {v:#x} does not fit 24 bits")))
+            } else {
+                Ok(())
+            }
+        };
+        check24("default gen", k.default.gen)?;
+        let mut seen = std::collections::HashSet::new();
+        for q in &k.qps {
+            check24("qpn", q.qpn)?;
+            check24("gen", q.policy.gen)?;
+            if !seen.insert((gid_of(q.gid), q.qpn)) {
+                return Err(KeyFileError::Invalid(format!("qps: {} qpn {:#x} listed twice", q.gid, q.qpn)));
+            }
+        }
         let sec = k.secret()?;
         if !(16..=64).contains(&sec.len()) {
             return Err(KeyFileError::Invalid(
@@ -376,7 +392,7 @@ impl KeyStore {
             policies: k
                 .qps
                 .iter()
-                .map(|q| ((gid_of(q.gid), q.qpn & 0xFF_FFFF), q.policy.clone()))
+                .map(|q| ((gid_of(q.gid), q.qpn), q.policy.clone()))
                 .collect(),
             default: k.default.clone(),
             mrs: k
@@ -562,5 +578,14 @@ mod tests {
         assert!(KeyFile::from_yaml(&good.replace("version: 1", "version: 2")).is_err());
         assert!(KeyFile::from_yaml("version: 1\naes: 128\n").is_err());
         assert!(KeyFile::from_yaml(&format!("{good}\nbogus: 1\n")).is_err());
+        // Bug reproduced first (newcomer report): values wider than their 24-bit wire fields
+        // were silently truncated, and duplicate QP entries silently overrode each other.
+        let q = |entries: &str| good.replace("qps: []", &format!("qps: [{entries}]"));
+        let e = "{ gid: 10.0.0.1, qpn: 0x22, mode: aead }";
+        assert!(KeyFile::from_yaml(&q(e)).is_ok());
+        assert!(KeyFile::from_yaml(&q("{ gid: 10.0.0.1, qpn: 0x1000022, mode: aead }")).is_err());
+        assert!(KeyFile::from_yaml(&q("{ gid: 10.0.0.1, qpn: 0x22, mode: aead, gen: 0x1000000 }")).is_err());
+        assert!(KeyFile::from_yaml(&q(&format!("{e}, {e}"))).is_err());
+        assert!(KeyFile::from_yaml(&good.replace("gen: 0 ", "gen: 0x1000000 ")).is_err());
     }
 }

@@ -1,22 +1,58 @@
 //! Reading and writing classic pcap files of Ethernet frames (via `pcap-file`).
+//!
+//! Records are read raw, so that the file's byte order and timestamp resolution (µs or ns) are
+//! kept when frames are written back, and so that snaplen-truncated records (incl_len <
+//! orig_len, normal in pcap) are read and reported instead of refused.
 
-use pcap_file::pcap::{PcapHeader, PcapPacket, PcapReader, PcapWriter};
+use pcap_file::pcap::{PcapHeader, PcapReader, PcapWriter, RawPcapPacket};
 use pcap_file::DataLink;
+use std::borrow::Cow;
 use std::fmt;
 use std::fs::File;
 use std::io::{BufReader, BufWriter};
 use std::path::Path;
-use std::time::Duration;
 
 /// One captured frame.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Record {
-    /// Capture timestamp.
-    pub ts: Duration,
-    /// Frame bytes (Ethernet II, no FCS).
+    /// Timestamp seconds.
+    pub ts_sec: u32,
+    /// Timestamp fraction, in the file's resolution (µs or ns).
+    pub ts_frac: u32,
+    /// Frame bytes as captured (Ethernet II, no FCS).
     pub data: Vec<u8>,
-    /// Original length on the wire (≥ `data.len()` when the capture was truncated).
+    /// Original length on the wire (> `data.len()` when the capture truncated the frame).
     pub orig_len: u32,
+}
+
+impl Record {
+    /// A record of a whole frame.
+    pub fn new(ts_sec: u32, ts_frac: u32, data: Vec<u8>) -> Self {
+        let orig_len = u32::try_from(data.len()).unwrap_or(u32::MAX);
+        Self {
+            ts_sec,
+            ts_frac,
+            data,
+            orig_len,
+        }
+    }
+
+    /// True when the capture holds only part of the frame (snaplen).
+    pub fn is_truncated(&self) -> bool {
+        (self.data.len() as u64) < u64::from(self.orig_len)
+    }
+}
+
+/// A capture file: its header, its records, and whether it ended in the middle of a record.
+#[derive(Clone, Debug)]
+pub struct Capture {
+    /// Global header (byte order, resolution, snaplen, link type).
+    pub header: PcapHeader,
+    /// Records in file order.
+    pub records: Vec<Record>,
+    /// Set when the file ends inside a record or a record is corrupt: records after that point
+    /// are lost, those before it are in `records`.
+    pub damaged: Option<String>,
 }
 
 /// A capture that cannot be used.
@@ -24,10 +60,12 @@ pub struct Record {
 pub enum PcapError {
     /// I/O error opening or writing the file.
     Io(String, std::io::Error),
-    /// Not a classic pcap file, or a corrupt one.
+    /// Not a classic pcap file (bad magic or global header).
     Format(String, String),
     /// Link type is not Ethernet. Native InfiniBand (LRH) captures are not RoCEv2.
     LinkType(String, String),
+    /// The file is damaged after `n` good records (see [`Capture::damaged`]).
+    Damaged(String, usize, String),
 }
 
 impl fmt::Display for PcapError {
@@ -36,7 +74,7 @@ impl fmt::Display for PcapError {
             PcapError::Io(p, e) => write!(f, "{p}: {e}"),
             PcapError::Format(p, e) => write!(
                 f,
-                "{p}: not a readable classic pcap file ({e}); pcapng can be converted with \
+                "{p}: not a classic pcap file ({e}); pcapng can be converted with \
                  `editcap -F pcap IN OUT`"
             ),
             PcapError::LinkType(p, l) => write!(
@@ -44,61 +82,107 @@ impl fmt::Display for PcapError {
                 "{p}: not RoCEv2: link type {l} (rocesec reads Ethernet captures; native \
                  InfiniBand captures with an LRH are not RoCEv2)"
             ),
+            PcapError::Damaged(p, n, e) => {
+                write!(f, "{p}: truncated or corrupt after {n} records ({e})")
+            }
         }
     }
 }
 
 impl std::error::Error for PcapError {}
 
-/// Read every frame of a classic pcap file with Ethernet link type.
+/// Read a classic pcap file with Ethernet link type, keeping its header.
 ///
 /// # Errors
-/// [`PcapError`] for I/O errors, a non-pcap or corrupt file, or a non-Ethernet link type.
-pub fn read(path: &Path) -> Result<Vec<Record>, PcapError> {
+/// [`PcapError`] for I/O errors, a file that is not classic pcap, or a non-Ethernet link type.
+/// A file damaged in the middle is not an error here: see [`Capture::damaged`].
+pub fn read_capture(path: &Path) -> Result<Capture, PcapError> {
     let name = path.display().to_string();
     let f = File::open(path).map_err(|e| PcapError::Io(name.clone(), e))?;
     let mut r = PcapReader::new(BufReader::new(f))
         .map_err(|e| PcapError::Format(name.clone(), e.to_string()))?;
-    let dl = r.header().datalink;
-    if dl != DataLink::ETHERNET {
-        return Err(PcapError::LinkType(name, format!("{dl:?}")));
+    let header = r.header();
+    if header.datalink != DataLink::ETHERNET {
+        return Err(PcapError::LinkType(name, format!("{:?}", header.datalink)));
     }
-    let mut out = Vec::new();
-    while let Some(p) = r.next_packet() {
-        let p = p.map_err(|e| PcapError::Format(name.clone(), e.to_string()))?;
-        out.push(Record {
-            ts: p.timestamp,
-            data: p.data.into_owned(),
-            orig_len: p.orig_len,
-        });
+    let mut records = Vec::new();
+    let mut damaged = None;
+    while let Some(p) = r.next_raw_packet() {
+        match p {
+            Ok(p) => records.push(Record {
+                ts_sec: p.ts_sec,
+                ts_frac: p.ts_frac,
+                orig_len: p.orig_len,
+                data: p.data.into_owned(),
+            }),
+            Err(e) => {
+                damaged = Some(e.to_string());
+                break;
+            }
+        }
     }
-    Ok(out)
+    Ok(Capture {
+        header,
+        records,
+        damaged,
+    })
 }
 
-/// Write frames to a classic pcap file (Ethernet link type, microsecond timestamps).
+/// Read every frame of a classic pcap file; a damaged file is an error.
+///
+/// # Errors
+/// As [`read_capture`], plus [`PcapError::Damaged`].
+pub fn read(path: &Path) -> Result<Vec<Record>, PcapError> {
+    let c = read_capture(path)?;
+    match c.damaged {
+        Some(e) => Err(PcapError::Damaged(
+            path.display().to_string(),
+            c.records.len(),
+            e,
+        )),
+        None => Ok(c.records),
+    }
+}
+
+/// Write records with the given header (byte order and timestamp resolution kept; snaplen
+/// raised to fit the largest record).
 ///
 /// # Errors
 /// [`PcapError::Io`] when the file cannot be written.
-pub fn write(path: &Path, recs: &[Record]) -> Result<(), PcapError> {
+pub fn write_capture(path: &Path, header: &PcapHeader, recs: &[Record]) -> Result<(), PcapError> {
     let name = path.display().to_string();
     let f = File::create(path).map_err(|e| PcapError::Io(name.clone(), e))?;
-    let hdr = PcapHeader {
-        datalink: DataLink::ETHERNET,
-        snaplen: 262_144,
-        ..Default::default()
-    };
+    let mut hdr = *header;
+    let longest = recs.iter().map(|r| r.data.len()).max().unwrap_or(0);
+    hdr.snaplen = hdr.snaplen.max(u32::try_from(longest).unwrap_or(u32::MAX));
     let io =
         |e: pcap_file::PcapError| PcapError::Io(name.clone(), std::io::Error::other(e.to_string()));
     let mut w = PcapWriter::with_header(BufWriter::new(f), hdr).map_err(io)?;
     for r in recs {
-        let len = u32::try_from(r.data.len()).unwrap_or(u32::MAX);
-        let orig = if r.orig_len as usize == r.data.len() {
-            len
-        } else {
-            r.orig_len.max(len)
+        let incl = u32::try_from(r.data.len()).unwrap_or(u32::MAX);
+        let orig = if r.is_truncated() { r.orig_len } else { incl };
+        let raw = RawPcapPacket {
+            ts_sec: r.ts_sec,
+            ts_frac: r.ts_frac,
+            incl_len: incl,
+            orig_len: orig,
+            data: Cow::Borrowed(&r.data),
         };
-        w.write_packet(&PcapPacket::new(r.ts, orig, &r.data))
-            .map_err(io)?;
+        w.write_raw_packet(&raw).map_err(io)?;
     }
     Ok(())
+}
+
+/// Write records to a new classic pcap file (Ethernet, microsecond timestamps, little-endian).
+///
+/// # Errors
+/// [`PcapError::Io`] when the file cannot be written.
+pub fn write(path: &Path, recs: &[Record]) -> Result<(), PcapError> {
+    let hdr = PcapHeader {
+        datalink: DataLink::ETHERNET,
+        snaplen: 262_144,
+        endianness: pcap_file::Endianness::Little,
+        ..Default::default()
+    };
+    write_capture(path, &hdr, recs)
 }

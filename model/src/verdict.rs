@@ -122,6 +122,21 @@ impl Counters {
         self.rejected.iter().sum()
     }
 
+    /// The sum of two counter sets (e.g. an engine's and the CLI's own rejections).
+    pub fn merged(&self, o: &Counters) -> Counters {
+        let mut c = self.clone();
+        c.frames += o.frames;
+        c.processed += o.processed;
+        c.bypass += o.bypass;
+        c.cnp += o.cnp;
+        c.not_roce += o.not_roce;
+        for (a, b) in c.rejected.iter_mut().zip(o.rejected) {
+            *a += b;
+        }
+        c.epoch_promotions += o.epoch_promotions;
+        c
+    }
+
     /// Rejections for `r`.
     pub fn rejected_for(&self, r: Reason) -> u64 {
         self.rejected[r.code() as usize]

@@ -6,7 +6,6 @@ use rocesec_model::pcapio::{self, Record};
 use rocesec_model::roce::build::Builder;
 use rocesec_model::sechdr::Mode;
 use std::path::PathBuf;
-use std::time::Duration;
 
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("rocesec-cli-{}", std::process::id()));
@@ -26,15 +25,7 @@ fn sample() -> Vec<Record> {
             } else {
                 Builder::new(0x04, i, &vec![i as u8; i as usize * 7])
             };
-            Record {
-                ts: Duration::from_micros(i as u64),
-                data: f.build(),
-                orig_len: 0,
-            }
-        })
-        .map(|mut r| {
-            r.orig_len = r.data.len() as u32;
-            r
+            Record::new(1_700_000_000, i, f.build())
         })
         .collect()
 }
@@ -48,11 +39,11 @@ fn protect_then_verify_restores_the_capture() {
         let (prot, back) = (tmp("prot.pcap"), tmp("back.pcap"));
         let mut log = Vec::new();
         assert_eq!(
-            cli::protect(&k, &plain, &prot, &mut log).expect("io"),
+            cli::protect(&k, &plain, &prot, &mut log, &mut std::io::sink()).expect("io"),
             cli::EXIT_OK
         );
         assert_eq!(
-            cli::verify(&k, &prot, &back, &mut log).expect("io"),
+            cli::verify(&k, &prot, &back, &mut log, &mut std::io::sink()).expect("io"),
             cli::EXIT_OK
         );
         assert_eq!(
@@ -64,7 +55,7 @@ fn protect_then_verify_restores_the_capture() {
         // Verifying the plain capture rejects every packet (policy) with exit status 1.
         let mut log = Vec::new();
         assert_eq!(
-            cli::verify(&k, &plain, &back, &mut log).expect("io"),
+            cli::verify(&k, &plain, &back, &mut log, &mut std::io::sink()).expect("io"),
             cli::EXIT_REJECTED
         );
         assert!(String::from_utf8(log)
@@ -79,12 +70,12 @@ fn inspect_reports_icrc_and_protection() {
     pcapio::write(&plain, &sample()).expect("write");
     let mut log = Vec::new();
     assert_eq!(
-        cli::inspect(&[plain.as_path()], &mut log).expect("io"),
+        cli::inspect(&[plain.as_path()], &mut log, &mut std::io::sink()).expect("io"),
         cli::EXIT_OK
     );
     let text = String::from_utf8(log).expect("utf8");
     assert!(
-        text.contains("summary: roce=20 icrc_ok=20 icrc_bad=0 not_roce=0"),
+        text.contains("summary: roce=20 icrc_ok=20 icrc_bad=0 malformed=0 truncated=0 not_roce=0"),
         "{text}"
     );
     let mut recs = sample();
@@ -93,36 +84,149 @@ fn inspect_reports_icrc_and_protection() {
     pcapio::write(&plain, &recs).expect("write");
     let mut log = Vec::new();
     assert_eq!(
-        cli::inspect(&[plain.as_path()], &mut log).expect("io"),
+        cli::inspect(&[plain.as_path()], &mut log, &mut std::io::sink()).expect("io"),
         cli::EXIT_REJECTED
     );
     assert!(String::from_utf8(log).expect("utf8").contains("icrc_bad=1"));
 }
 
 #[test]
-fn native_infiniband_and_garbage_files_are_clear_errors() {
+fn native_infiniband_and_garbage_files_are_clear_errors_on_stderr() {
     // Classic pcap header with link type 247 (DLT_INFINIBAND) and no packets.
     let mut ib = vec![0xD4, 0xC3, 0xB2, 0xA1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0];
     ib.extend_from_slice(&65535u32.to_le_bytes());
     ib.extend_from_slice(&247u32.to_le_bytes());
     let p = tmp("ib.pcap");
     std::fs::write(&p, &ib).expect("write");
-    let mut log = Vec::new();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
     assert_eq!(
-        cli::inspect(&[p.as_path()], &mut log).expect("io"),
+        cli::inspect(&[p.as_path()], &mut out, &mut err).expect("io"),
         cli::EXIT_ERROR
     );
-    assert!(String::from_utf8(log).expect("utf8").contains("not RoCEv2"));
+    assert!(String::from_utf8(err).expect("utf8").contains("not RoCEv2"));
     let g = tmp("garbage.pcap");
     std::fs::write(&g, b"this is not a capture").expect("write");
-    let mut log = Vec::new();
     let k = cli::load_keys(None, None).expect("keys");
+    let mut err = Vec::new();
     assert_eq!(
-        cli::verify(&k, &g, &tmp("x.pcap"), &mut log).expect("io"),
+        cli::verify(&k, &g, &tmp("x.pcap"), &mut Vec::new(), &mut err).expect("io"),
         cli::EXIT_ERROR
     );
+    assert!(String::from_utf8(err).expect("utf8").starts_with("error: "));
     assert_eq!(
-        cli::inspect(&[tmp("missing.pcap").as_path()], &mut Vec::new()).expect("io"),
+        cli::inspect(
+            &[tmp("missing.pcap").as_path()],
+            &mut Vec::new(),
+            &mut Vec::new()
+        )
+        .expect("io"),
         cli::EXIT_ERROR
+    );
+}
+
+/// Bug reproduced first (newcomer report): pcap-file refused records with orig_len > snaplen,
+/// which is how every snaplen-truncated capture looks.
+#[test]
+fn snaplen_truncated_records_are_read_and_reported_not_refused() {
+    let mut recs = sample();
+    let full = recs[2].data.len() as u32;
+    recs[2].data.truncate(40);
+    recs[2].orig_len = full;
+    let p = tmp("snap.pcap");
+    let hdr = pcap_file::pcap::PcapHeader {
+        snaplen: 60,
+        ..Default::default()
+    };
+    pcapio::write_capture(&p, &hdr, &recs).expect("write");
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    assert_eq!(
+        cli::inspect(&[p.as_path()], &mut out, &mut err).expect("io"),
+        cli::EXIT_REJECTED
+    );
+    let text = String::from_utf8(out).expect("utf8");
+    assert!(text.contains("TRUNCATED by the capture: 40 of"), "{text}");
+    assert!(
+        text.contains("icrc_ok=19 icrc_bad=0 malformed=0 truncated=1"),
+        "{text}"
+    );
+    let k = cli::load_keys(None, Some(Mode::Aead)).expect("keys");
+    let mut out = Vec::new();
+    assert_eq!(
+        cli::protect(&k, &p, &tmp("snap-prot.pcap"), &mut out, &mut Vec::new()).expect("io"),
+        cli::EXIT_REJECTED
+    );
+    let text = String::from_utf8(out).expect("utf8");
+    assert!(
+        text.contains("frames=20 processed=19") && text.contains("malformed     1"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_damaged_tail_keeps_the_records_before_it_and_exits_2() {
+    let p = tmp("tail.pcap");
+    pcapio::write(&p, &sample()).expect("write");
+    let mut bytes = std::fs::read(&p).expect("read");
+    bytes.truncate(bytes.len() - 10);
+    std::fs::write(&p, &bytes).expect("write");
+    let k = cli::load_keys(None, Some(Mode::Aead)).expect("keys");
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let o = tmp("tail-prot.pcap");
+    assert_eq!(
+        cli::protect(&k, &p, &o, &mut out, &mut err).expect("io"),
+        cli::EXIT_ERROR
+    );
+    assert!(String::from_utf8(err)
+        .expect("utf8")
+        .contains("truncated or corrupt after 19 records"));
+    assert_eq!(pcapio::read(&o).expect("read").len(), 19);
+}
+
+#[test]
+fn nanosecond_big_endian_captures_keep_their_header_and_timestamps() {
+    let recs: Vec<Record> = sample()
+        .into_iter()
+        .map(|mut r| {
+            r.ts_frac = 529_813_123;
+            r
+        })
+        .collect();
+    let hdr = pcap_file::pcap::PcapHeader {
+        ts_resolution: pcap_file::TsResolution::NanoSecond,
+        endianness: pcap_file::Endianness::Big,
+        ..Default::default()
+    };
+    let (plain, prot, back) = (tmp("ns.pcap"), tmp("ns-prot.pcap"), tmp("ns-back.pcap"));
+    pcapio::write_capture(&plain, &hdr, &recs).expect("write");
+    let k = cli::load_keys(None, Some(Mode::Aead)).expect("keys");
+    let mut sink = Vec::new();
+    assert_eq!(
+        cli::protect(&k, &plain, &prot, &mut sink, &mut Vec::new()).expect("io"),
+        cli::EXIT_OK
+    );
+    assert_eq!(
+        cli::verify(&k, &prot, &back, &mut sink, &mut Vec::new()).expect("io"),
+        cli::EXIT_OK
+    );
+    assert_eq!(
+        std::fs::read(&back).expect("back"),
+        std::fs::read(&plain).expect("plain")
+    );
+}
+
+#[test]
+fn inspect_counts_malformed_frames_apart_from_icrc() {
+    let recs = vec![Record::new(0, 0, vec![]), Record::new(0, 0, vec![0; 5])];
+    let p = tmp("zero.pcap");
+    pcapio::write(&p, &recs).expect("write");
+    let mut out = Vec::new();
+    assert_eq!(
+        cli::inspect(&[p.as_path()], &mut out, &mut Vec::new()).expect("io"),
+        cli::EXIT_REJECTED
+    );
+    let text = String::from_utf8(out).expect("utf8");
+    assert!(
+        text.contains("roce=0 icrc_ok=0 icrc_bad=0 malformed=2"),
+        "{text}"
     );
 }

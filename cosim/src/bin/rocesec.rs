@@ -3,13 +3,14 @@
 //! ```text
 //! rocesec inspect IN.pcap...
 //! rocesec protect [--keys KEYS.yaml] [--mode header-auth|packet-auth|aead] IN.pcap OUT.pcap
-//! rocesec verify  [--keys KEYS.yaml] IN.pcap OUT.pcap
+//! rocesec verify  [--keys KEYS.yaml] [--mode MODE] IN.pcap OUT.pcap
 //! rocesec roundtrip [--keys KEYS.yaml] [--mode M] [PCAP...]
 //! ```
 //! Exit status: 0 success; 1 a packet was rejected (or, for inspect, has a bad ICRC); 2 error.
 
 use clap::{Parser, Subcommand};
 use rocesec_model::cli;
+use rocesec_model::keys::KeyFile;
 use rocesec_model::sechdr::Mode;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -22,6 +23,18 @@ struct Args {
     cmd: Cmd,
 }
 
+/// Key file and mode options shared by the commands that protect or verify.
+#[derive(clap::Args)]
+struct KeyArgs {
+    /// Key file (YAML, docs/keys.example.yaml); the public demo key set if absent.
+    #[arg(long)]
+    keys: Option<PathBuf>,
+    /// Protection mode for every QP, overriding the key file (roundtrip: only this mode):
+    /// header-auth, packet-auth, aead or bypass.
+    #[arg(long)]
+    mode: Option<Mode>,
+}
+
 #[derive(Subcommand)]
 enum Cmd {
     /// Print one line per packet (opcode, QPN, PSN, lengths, ICRC, protection) and a summary.
@@ -32,12 +45,8 @@ enum Cmd {
     },
     /// Protect every RoCEv2 packet of a capture (TX direction).
     Protect {
-        /// Key file (YAML, docs/keys.example.yaml); the public demo key set if absent.
-        #[arg(long)]
-        keys: Option<PathBuf>,
-        /// Protection mode for every QP, overriding the key file.
-        #[arg(long)]
-        mode: Option<Mode>,
+        #[command(flatten)]
+        k: KeyArgs,
         /// Plain capture in.
         input: PathBuf,
         /// Protected capture out.
@@ -45,12 +54,8 @@ enum Cmd {
     },
     /// Verify every packet of a protected capture and write the recovered plain frames (RX).
     Verify {
-        /// Key file (YAML); the public demo key set if absent.
-        #[arg(long)]
-        keys: Option<PathBuf>,
-        /// Protection mode every QP must use, overriding the key file.
-        #[arg(long)]
-        mode: Option<Mode>,
+        #[command(flatten)]
+        k: KeyArgs,
         /// Protected capture in.
         input: PathBuf,
         /// Plain capture out (rejected packets are not written).
@@ -60,54 +65,44 @@ enum Cmd {
     Roundtrip {
         /// Captures; the committed rxe corpus (testbench/captures) if none.
         pcaps: Vec<PathBuf>,
-        /// Key file (YAML); the public demo key set if absent.
-        #[arg(long)]
-        keys: Option<PathBuf>,
-        /// Only this mode (default: header-auth, packet-auth and aead).
-        #[arg(long)]
-        mode: Option<Mode>,
+        #[command(flatten)]
+        k: KeyArgs,
     },
+}
+
+/// Load the key file (with `mode` applied if `apply_mode`) and run `f`, or report the error.
+fn with_keys(
+    k: &KeyArgs,
+    apply_mode: bool,
+    f: impl FnOnce(&KeyFile) -> std::io::Result<i32>,
+) -> std::io::Result<i32> {
+    match cli::load_keys(k.keys.as_deref(), if apply_mode { k.mode } else { None }) {
+        Ok(keys) => f(&keys),
+        Err(e) => {
+            eprintln!("error: {e}");
+            Ok(cli::EXIT_ERROR)
+        }
+    }
 }
 
 fn main() -> ExitCode {
     let args = Args::parse();
     let mut out = std::io::stdout().lock();
+    let mut err = std::io::stderr().lock();
     let code = match args.cmd {
         Cmd::Inspect { pcaps } => {
             let p: Vec<&std::path::Path> = pcaps.iter().map(|p| p.as_path()).collect();
-            cli::inspect(&p, &mut out)
+            cli::inspect(&p, &mut out, &mut err)
         }
-        Cmd::Protect {
-            keys,
-            mode,
-            input,
-            output,
-        } => match cli::load_keys(keys.as_deref(), mode) {
-            Ok(k) => cli::protect(&k, &input, &output, &mut out),
-            Err(e) => {
-                eprintln!("error: {e}");
-                Ok(cli::EXIT_ERROR)
-            }
-        },
-        Cmd::Verify {
-            keys,
-            mode,
-            input,
-            output,
-        } => match cli::load_keys(keys.as_deref(), mode) {
-            Ok(k) => cli::verify(&k, &input, &output, &mut out),
-            Err(e) => {
-                eprintln!("error: {e}");
-                Ok(cli::EXIT_ERROR)
-            }
-        },
-        Cmd::Roundtrip { pcaps, keys, mode } => match cli::load_keys(keys.as_deref(), None) {
-            Ok(k) => cli::roundtrip_cmd(&k, &pcaps, mode, &mut out),
-            Err(e) => {
-                eprintln!("error: {e}");
-                Ok(cli::EXIT_ERROR)
-            }
-        },
+        Cmd::Protect { k, input, output } => with_keys(&k, true, |keys| {
+            cli::protect(keys, &input, &output, &mut out, &mut err)
+        }),
+        Cmd::Verify { k, input, output } => with_keys(&k, true, |keys| {
+            cli::verify(keys, &input, &output, &mut out, &mut err)
+        }),
+        Cmd::Roundtrip { pcaps, k } => with_keys(&k, false, |keys| {
+            cli::roundtrip_cmd(keys, &pcaps, k.mode, &mut out, &mut err)
+        }),
     };
     match code {
         Ok(c) => ExitCode::from(c as u8),
