@@ -67,7 +67,7 @@ module ghash_core #(
   /////////////
 
   // Input stage
-  logic                in_valid_q, in_first_q, in_last_q, in_nofb_q, in_stream_q;
+  logic                in_valid_q, in_first_q, in_last_q, in_stream_q;
   logic [TagWidth-1:0] in_tag_q;
   logic [127:0]        in_data_q;
   logic [127:0]        h_q, h2_q;       // H and H^2 of the packet in the input stage
@@ -81,9 +81,11 @@ module ghash_core #(
   logic                mo_stream, mo_first, mo_last;
   logic [TagWidth-1:0] mo_tag;
 
-  // Stream products P
+  // Stream products P and feedback selects for the block in the input stage
   logic [127:0]        fb_q [2];
-  logic [127:0]        fb;
+  logic                fb_sel_p_q, fb_sel_q0_q, fb_sel_q1_q;
+  logic                fb_bypass_d;
+  logic                ent_valid_q, ent_stream_q;  // block that entered the multiplier last cycle
 
   /////////////////
   // Input stage //
@@ -105,12 +107,35 @@ module ghash_core #(
     end
   end
 
+  // Will the predecessor's product of the block now being accepted emerge from the multiplier in
+  // the very cycle this block enters it? The product emerging at cycle t belongs to the block that
+  // was in the input stage at t - L (L = 2: ent_*; L = 1: in_*_q).
+  assign fb_bypass_d = (L == 2) ? (ent_valid_q && (ent_stream_q == blk_stream))
+                                : (in_valid_q && (in_stream_q == blk_stream));
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      fb_sel_p_q   <= 1'b0;
+      fb_sel_q0_q  <= 1'b0;
+      fb_sel_q1_q  <= 1'b0;
+      ent_valid_q  <= 1'b0;
+      ent_stream_q <= 1'b0;
+    end else begin
+      ent_valid_q  <= in_valid_q;
+      ent_stream_q <= in_stream_q;
+      if (in_valid_i) begin
+        fb_sel_p_q  <= !blk_nofb && fb_bypass_d;
+        fb_sel_q0_q <= !blk_nofb && !fb_bypass_d && (blk_stream == 1'b0);
+        fb_sel_q1_q <= !blk_nofb && !fb_bypass_d && (blk_stream == 1'b1);
+      end
+    end
+  end
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       in_valid_q  <= 1'b0;
       in_first_q  <= 1'b0;
       in_last_q   <= 1'b0;
-      in_nofb_q   <= 1'b0;
       in_stream_q <= 1'b0;
       pos_q       <= 1'b0;
       h_q         <= '0;
@@ -120,7 +145,6 @@ module ghash_core #(
       if (in_valid_i) begin
         in_first_q  <= in_first_i;
         in_last_q   <= in_last_i;
-        in_nofb_q   <= blk_nofb;
         in_stream_q <= blk_stream;
         pos_q       <= pos_d;
         if (in_first_i) begin
@@ -142,10 +166,14 @@ module ghash_core #(
   // Multiplier + streams //
   //////////////////////////
 
-  // P of the previous block of this stream: emerging now (bypass) or held.
-  assign fb = (mul_valid && (mo_stream == in_stream_q)) ? mul_p : fb_q[in_stream_q];
+  // Feedback P_{i-L}: the product emerging now (bypass, back-to-back blocks) or the held stream
+  // register, or nothing (first L blocks). The one-hot selects are registered one cycle ahead so
+  // that no compare sits in front of the 128-bit select (P&R showed the combinational bypass
+  // compare + mux as the critical path at 74 MHz).
+  assign mul_a = in_data_q ^ ({128{fb_sel_p_q}}  & mul_p)
+                           ^ ({128{fb_sel_q0_q}} & fb_q[0])
+                           ^ ({128{fb_sel_q1_q}} & fb_q[1]);
 
-  assign mul_a      = in_data_q ^ (in_nofb_q ? 128'h0 : fb);
   assign mul_b      = (L == 1 || in_last_q) ? h_q : h2_q;
   assign mul_tag_in = {in_tag_q, in_stream_q, in_first_q, in_last_q};
 
