@@ -305,3 +305,39 @@ fn synthetic_mixed_policies() {
     let s = run_case("synthetic aead", &demo(Mode::Aead), &frames, LINE, 0x5e19);
     assert!(s.processed > 500, "{s:?}");
 }
+
+/// Latency (first input beat accepted to last output beat) of isolated frames with the key
+/// cached, and the throughput of back-to-back frames of one size.
+#[test]
+fn latency_and_throughput() {
+    let keys = demo(Mode::Aead);
+    for len in [0usize, 64, 256, 1024, 4096] {
+        let frames: Vec<Vec<u8>> = (0..40)
+            .map(|i| Builder::new(0x04, i, &vec![0x5a; len]).build())
+            .collect();
+        let mut rng = SplitMix64::new(1);
+        let mut dut = RocesecProtect::new(Top::RocesecProtect1);
+        dut.load_keys(&keys);
+        let mut model = Protector::new(&keys).unwrap();
+        // isolated: one frame at a time (the first derives the key)
+        let mut lat = Vec::new();
+        for f in &frames[..4] {
+            let (out, _) = dut.run(std::slice::from_ref(f), LINE, &mut rng);
+            score(&mut model, std::slice::from_ref(f), &out);
+            lat.push(out[0].last_cycle - out[0].in_first_cycle);
+        }
+        let (out, cycles) = dut.run(&frames[4..], LINE, &mut rng);
+        score(&mut model, &frames[4..], &out);
+        let inb = beats_of(&frames[4..]);
+        let outb: u64 = out.iter().map(|o| o.data.len().div_ceil(16) as u64).sum();
+        eprintln!(
+            "SEND_ONLY payload {len:4}: frame {:4} B, latency first-in to last-out {} cycles \
+             (cold key {}), back-to-back {:.3} in / {:.3} out beats/cycle",
+            frames[0].len(),
+            lat[3],
+            lat[0],
+            inb as f64 / cycles as f64,
+            outb as f64 / cycles as f64
+        );
+    }
+}

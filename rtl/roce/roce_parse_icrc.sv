@@ -22,7 +22,8 @@
 // the state after the 0xFF prefix; excluded trailing bytes are zeroed and their effect undone
 // by the inverse zero-byte step. So one BeatBytes-wide CRC network serves every beat.
 //
-// Timing: beat sampled at edge T, state (icrc_o, stored_o) updated at T+1.
+// Timing: beat sampled at edge T, state (icrc_o, stored_o) updated at T+1; icrc_now_o already
+// includes it between T and T+1.
 
 `resetall
 `default_nettype none
@@ -48,6 +49,8 @@ module roce_parse_icrc #(
 
   // Result
   output logic      [31:0]           icrc_o,        // CRC over the bytes so far (final value)
+  output logic      [31:0]           icrc_now_o,    // same, including a beat sampled at the
+                                                    // last edge (combinational, no wait)
   output logic      [31:0]           stored_o       // ICRC bytes of the frame, little-endian
 );
 
@@ -225,7 +228,8 @@ module roce_parse_icrc #(
   // Outputs //
   /////////////
 
-  assign icrc_o   = ~state_q;
+  assign icrc_o     = ~state_q;
+  assign icrc_now_o = (s1_valid_q && s1_any_q) ? ~state_d : ~state_q;
   assign stored_o = stored_q;
 
 endmodule

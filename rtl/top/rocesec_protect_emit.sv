@@ -29,9 +29,10 @@
 //      XOR (two keystream blocks rotated by (P + 8) mod 16).
 //   S2 GHASH feed: one block per cycle into ghash_core; holds the beat while more blocks end in
 //      it (packet boundaries, final partial block, length block).
+//   delay FIFO (DlyBeats): S1/S2 run ahead while S3 waits, hiding the GHASH latency in a stream.
 //   S3 ICV: the beat(s) overlapping [E+8, E+24) wait for the hash and E_K(J0).
-//   S4 ICRC: every beat feeds roce_parse_icrc on entry; beats overlapping the ICRC wait for its
-//      result (IcrcLatency); the last beat waits for the final verdict.
+//   S4 ICRC: every beat feeds roce_parse_icrc on entry and is patched with its combinational
+//      result (icrc_now_o) in the same cycle; the last beat waits for the final verdict.
 //   S5 output register (m_axis).
 // AES: one aes_cipher_pipe generates E_K(J0) and the keystream per job in order, up to KsDepth
 // blocks ahead (credit counted: in flight + buffered ≤ KsDepth).
@@ -43,7 +44,9 @@ module rocesec_protect_emit
   import roce_parse_pkg::*;
   import rocesec_pkg::*;
 #(
-  parameter int unsigned KsDepth = 32  // keystream buffer (blocks)
+  parameter int unsigned NumJobs  = 8,   // frames in flight between key stage and output (2^n)
+  parameter int unsigned KsDepth  = 32,  // keystream buffer (blocks)
+  parameter int unsigned DlyBeats = 8    // delay FIFO between GHASH feed and ICV insert
 ) (
   input  wire logic          clk_i,
   input  wire logic          rst_ni,
@@ -74,10 +77,10 @@ module rocesec_protect_emit
   input  wire logic          m_axis_tready_i
 );
 
-  localparam int unsigned NumJobs = 4;
+  localparam int unsigned SlotW   = $clog2(NumJobs);
   localparam int unsigned KsCntW  = $clog2(KsDepth) + 1;
 
-  typedef logic [1:0] slot_t;
+  typedef logic [SlotW-1:0] slot_t;
 
   ///////////////
   // Job table //
@@ -160,11 +163,14 @@ module rocesec_protect_emit
   // AES: E_K(J0) and keystream //
   ////////////////////////////////
 
+  // job_t values below are read field by field: unused fields are expected.
+  /* verilator lint_off UNUSEDSIGNAL */
   function automatic logic [15:0] nks_of(job_t j);  // keystream blocks of a job
     logic [15:0] pl;
     pl = j.eoff - {8'h0, j.poff};
     return (j.protect && j.mode == ModeAead) ? ((pl + 16'd15) >> 4) : 16'd0;
   endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
 
   logic              ctr_busy_q;     // issuing for job ctr_ptr_q
   logic [15:0]       ctr_i_q;        // next block index (0 = J0)
@@ -174,7 +180,7 @@ module rocesec_protect_emit
   logic              aes_in_valid;
   logic [127:0]      aes_in_data;
   logic              aes_out_valid;
-  logic [2:0]        aes_out_tag;    // {is_j0, slot}
+  logic [SlotW:0]    aes_out_tag;    // {is_j0, slot}
   logic [127:0]      aes_out_data;
   logic              ks_push;
   logic              ks_pop;
@@ -184,9 +190,9 @@ module rocesec_protect_emit
   job_t              ctr_job;
 
   // A job is pending for the CTR generator when it was written and not yet visited.
-  logic [2:0] ctr_lag_q;  // jobs written but not yet visited by the CTR generator
+  logic [SlotW:0] ctr_lag_q;  // jobs written but not yet visited by the CTR generator
   logic       ctr_pending;
-  assign ctr_pending = (ctr_lag_q != 3'd0);
+  assign ctr_pending = (ctr_lag_q != '0);
 
   assign ctr_job = jt_q[ctr_ptr_q];
   assign ks_room = ({1'b0, ks_inflight_q} + {1'b0, ks_count}) < (KsCntW+1)'(KsDepth);
@@ -233,15 +239,15 @@ module rocesec_protect_emit
     if (!rst_ni) begin
       ctr_lag_q <= '0;
     end else begin
-      ctr_lag_q <= ctr_lag_q + 3'(job_fire)
-                   - 3'(!ctr_busy_q && ctr_pending && !ctr_job.protect)
-                   - 3'(ctr_busy_q && aes_in_valid && ctr_i_q == ctr_n_q);
+      ctr_lag_q <= ctr_lag_q + (SlotW+1)'(job_fire)
+                   - (SlotW+1)'(!ctr_busy_q && ctr_pending && !ctr_job.protect)
+                   - (SlotW+1)'(ctr_busy_q && aes_in_valid && ctr_i_q == ctr_n_q);
     end
   end
 
   aes_cipher_pipe #(
     .KeyLen   (128),
-    .TagWidth (3)
+    .TagWidth (SlotW + 1)
   ) u_aes_ctr (
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
@@ -255,10 +261,10 @@ module rocesec_protect_emit
     .out_data_o  (aes_out_data)
   );
 
-  assign ekj0_we   = aes_out_valid && aes_out_tag[2];
-  assign ekj0_slot = aes_out_tag[1:0];
+  assign ekj0_we   = aes_out_valid && aes_out_tag[SlotW];
+  assign ekj0_slot = aes_out_tag[SlotW-1:0];
   assign ekj0_data = aes_out_data;
-  assign ks_push   = aes_out_valid && !aes_out_tag[2];
+  assign ks_push   = aes_out_valid && !aes_out_tag[SlotW];
 
   logic unused_ks_ready;
 
@@ -319,11 +325,21 @@ module rocesec_protect_emit
   logic s1_job_ready;
   assign s1_job_ready = jt_valid_q[s1_ptr_q] && !s1_started_q[s1_ptr_q];
 
+  // Chain: the next job starts in the cycle the current frame's last beat leaves S1.
+  slot_t s1_next;
+  logic  sp_drain_need;
+  logic  sp_chain;
+  assign s1_next       = s1_ptr_q + 1'b1;
+  assign sp_drain_need = sp_job.protect && (sp_ks_used_q + 16'(sp_ks_pop) < nks_of(sp_job));
+  assign sp_chain      = sp_active_q && !sp_drain_q && sp_go && sp_last && !sp_drain_need &&
+                         jt_valid_q[s1_next] && !s1_started_q[s1_next];
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       for (int j = 0; j < NumJobs; j++) s1_started_q[j] <= 1'b0;
     end else begin
       if (!sp_active_q && s1_job_ready) s1_started_q[s1_ptr_q] <= 1'b1;
+      if (sp_chain) s1_started_q[s1_next] <= 1'b1;
       if (free_we) s1_started_q[free_slot] <= 1'b0;
     end
   end
@@ -364,7 +380,7 @@ module rocesec_protect_emit
     pbeat   = 12'(pstart >> 4);
     mk      = $signed({2'b00, sp_k_q}) - $signed({2'b00, pbeat});
     nks     = nks_of(sp_job);
-    need_ks = (mk >= 0) && ($unsigned(mk) < 32'(nks));
+    need_ks = (mk >= 0) && (16'(mk) < nks);
     for (int j = 0; j < 16; j++) begin  // little-endian view: keystream byte order b0..b15
       ksw[8*j +: 8]        = sp_ks_prev_q[127 - 8*j -: 8];
       ksw[8*(j + 16) +: 8] = ks_head[127 - 8*j -: 8];
@@ -387,7 +403,7 @@ module rocesec_protect_emit
       sp_take   = sp_go && !sp_in_done_q;
       sp_ks_pop = sp_go && need_ks;
       for (int i = 0; i < 16; i++) begin
-        o = {sp_k_q, 4'h0} + 17'(i);
+        o = {1'b0, sp_k_q, 4'h0} + 17'(i);
         if (o < hend) begin
           b = (o < 17'(OHdrBytes)) ? sp_job.ohdr[8*o[6:0] +: 8] : 8'h00;
         end else if (o < eend) begin
@@ -404,9 +420,9 @@ module rocesec_protect_emit
         sp_data[8*i +: 8] = b;
       end
       // keep/last: the last output beat comes after the input's last beat
-      if (sp_in_done_q && {sp_k_q, 4'h0} + 17'd16 >= olen) begin
+      if (sp_in_done_q && {1'b0, sp_k_q, 4'h0} + 17'd16 >= olen) begin
         sp_last = 1'b1;
-        for (int i = 0; i < 16; i++) sp_keep[i] = ({sp_k_q, 4'h0} + 17'(i) < olen);
+        for (int i = 0; i < 16; i++) sp_keep[i] = ({1'b0, sp_k_q, 4'h0} + 17'(i) < olen);
       end else begin
         sp_keep = 16'hFFFF;
       end
@@ -461,10 +477,15 @@ module rocesec_protect_emit
         if (sp_last) begin
           // A frame shorter than its IP length (malformed at tlast) leaves keystream blocks
           // of its job behind: drain them (one per cycle) before the next frame.
-          if (sp_job.protect &&
-              sp_ks_used_q + 16'(sp_ks_pop) < nks_of(sp_job)) begin
+          if (sp_drain_need) begin
             sp_drain_q <= 1'b1;
             if (sp_ks_pop) sp_ks_used_q <= sp_ks_used_q + 16'd1;
+          end else if (sp_chain) begin
+            s1_ptr_q     <= s1_next;
+            sp_ks_used_q <= '0;
+            sp_k_q       <= '0;
+            sp_in_done_q <= 1'b0;
+            sp_in_len_q  <= '0;
           end else begin
             sp_active_q <= 1'b0;
             s1_ptr_q    <= s1_ptr_q + 1'b1;
@@ -508,8 +529,9 @@ module rocesec_protect_emit
   slot_t        s2_slot_q;
   logic [11:0]  s2_k_q;
   logic         s2_ready;          // S2 register may load
-  logic         s2_pass;           // S2 beat moves to S3 this cycle
+  logic         s2_pass;           // S2 beat moves into the delay FIFO this cycle
   logic         s3_ready;
+  logic         dq_wready;
 
   logic [1:0]   g_phase_q;
   logic [16:0]  g_gp_q;            // next GHASH byte (output offset)
@@ -527,6 +549,7 @@ module rocesec_protect_emit
   assign g_job = jt_q[s2_slot_q];
 
   // invariant-field mask of output byte o (docs/wire-format.md §4, Annex A17.8)
+  /* verilator lint_off UNUSEDSIGNAL */
   function automatic logic [7:0] aad_mask(job_t j, logic [16:0] o);
     logic [16:0] ip, udp, bth;
     logic [7:0]  m;
@@ -543,6 +566,7 @@ module rocesec_protect_emit
     if (o == udp + 17'd6 || o == udp + 17'd7 || o == bth + 17'd4) m = 8'hFF;
     return m;
   endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
 
   always_comb begin
     logic [127:0] cur;
@@ -550,7 +574,10 @@ module rocesec_protect_emit
     logic [16:0]  base;       // 16(k-1)
     logic [16:0]  re;         // range end
     logic [16:0]  bend;
-    logic [16:0]  shift;
+    logic [16:0]  re_d, bend_d;
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic [16:0]  shift;      // < 32 by construction
+    /* verilator lint_on UNUSEDSIGNAL */
     logic [16:0]  pstart, eend, ipst;
     logic [127:0] blk;
     logic [63:0]  la, lc;
@@ -558,10 +585,10 @@ module rocesec_protect_emit
 
     cur = s2_data_q;
     for (int i = 0; i < 16; i++) begin
-      cur[8*i +: 8] = s2_data_q[8*i +: 8] | aad_mask(g_job, {s2_k_q, 4'h0} + 17'(i));
+      cur[8*i +: 8] = s2_data_q[8*i +: 8] | aad_mask(g_job, {1'b0, s2_k_q, 4'h0} + 17'(i));
     end
     w      = {cur, g_prev_q};
-    base   = {s2_k_q, 4'h0} - 17'd16;
+    base   = {1'b0, s2_k_q, 4'h0} - 17'd16;
     ipst   = {9'h0, g_job.ip_off};
     pstart = {9'h0, g_job.poff} + 17'd8;
     eend   = {1'b0, g_job.eoff} + 17'd8;
@@ -576,8 +603,8 @@ module rocesec_protect_emit
       // block byte i (b0 = bits [127:120]) is output byte gp + i
       if (g_gp_q + 17'(i) < re) blk[127 - 8*i -: 8] = w[8*(shift[4:0] + 5'(i)) +: 8];
     end
-    la = aead || !pauth ? 64'(pstart - ipst) << 3 : 64'(eend - ipst) << 3;
-    lc = aead ? 64'(g_job.eoff - {8'h0, g_job.poff}) << 3 : 64'h0;
+    la = {44'h0, (aead || !pauth) ? pstart - ipst : eend - ipst, 3'b000};
+    lc = aead ? {45'h0, g_job.eoff - {8'h0, g_job.poff}, 3'b000} : 64'h0;
 
     gh_valid  = 1'b0;
     gh_first  = g_first_q;
@@ -586,8 +613,10 @@ module rocesec_protect_emit
     g_phase_d = g_phase_q;
     g_gp_d    = g_gp_q;
     s2_pass   = 1'b0;
+    re_d      = re;
+    bend_d    = bend;
     if (s2_valid_q) begin
-      if ((g_phase_q == PhAad || g_phase_q == PhC) && bend <= {s2_k_q, 4'h0} + 17'd16) begin
+      if ((g_phase_q == PhAad || g_phase_q == PhC) && bend <= {1'b0, s2_k_q, 4'h0} + 17'd16) begin
         gh_valid = 1'b1;
         g_gp_d   = g_gp_q + 17'd16;
         if (g_gp_q + 17'd16 >= re) begin
@@ -598,13 +627,20 @@ module rocesec_protect_emit
             g_phase_d = PhLen;
           end
         end
+        // the beat may leave with this block unless another block also ends in it
+        re_d    = (g_phase_d == PhAad) ? re : eend;
+        bend_d  = (g_gp_d + 17'd16 < re_d) ? g_gp_d + 17'd16 : re_d;
+        s2_pass = dq_wready && (g_phase_d == PhDone ||
+                  ((g_phase_d == PhAad || g_phase_d == PhC) &&
+                   bend_d > {1'b0, s2_k_q, 4'h0} + 17'd16));
       end else if (g_phase_q == PhLen) begin
         gh_valid  = 1'b1;
         gh_last   = 1'b1;
         gh_data   = {la, lc};
         g_phase_d = PhDone;
+        s2_pass   = dq_wready;
       end else begin
-        s2_pass = s3_ready;
+        s2_pass = dq_wready;
       end
     end
   end
@@ -627,7 +663,7 @@ module rocesec_protect_emit
       if (s2_pass) begin
         for (int i = 0; i < 16; i++) begin
           g_prev_q[8*i +: 8] <= s2_data_q[8*i +: 8] |
-                                aad_mask(g_job, {s2_k_q, 4'h0} + 17'(i));
+                                aad_mask(g_job, {1'b0, s2_k_q, 4'h0} + 17'(i));
         end
       end
       if (s2_ready && s1_valid_q && s1_k_q == 12'd0) begin
@@ -650,11 +686,11 @@ module rocesec_protect_emit
   end
 
   logic       gh_out_valid;
-  logic [1:0] gh_out_tag;
+  slot_t      gh_out_tag;
 
   ghash_core #(
     .MulStages (2),
-    .TagWidth  (2)
+    .TagWidth  (SlotW)
   ) u_ghash (
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
@@ -685,7 +721,9 @@ module rocesec_protect_emit
   logic         s3_go;             // S3 beat moves to S4
   logic         s4_ready;
   logic [127:0] s3_out;
+  /* verilator lint_off UNUSEDSIGNAL */
   job_t         s3_job;
+  /* verilator lint_on UNUSEDSIGNAL */
 
   assign s3_job = jt_q[s3_slot_q];
 
@@ -696,11 +734,11 @@ module rocesec_protect_emit
     logic [127:0] icv;
     icv0    = {1'b0, s3_job.eoff} + 17'd8;
     icv     = jt_hash_q[s3_slot_q] ^ jt_ekj0_q[s3_slot_q];
-    overlap = s3_job.protect && ({s3_k_q, 4'h0} + 17'd16 > icv0) &&
-              ({s3_k_q, 4'h0} < icv0 + 17'd16);
+    overlap = s3_job.protect && ({1'b0, s3_k_q, 4'h0} + 17'd16 > icv0) &&
+              ({1'b0, s3_k_q, 4'h0} < icv0 + 17'd16);
     s3_out  = s3_data_q;
     for (int i = 0; i < 16; i++) begin
-      o = {s3_k_q, 4'h0} + 17'(i);
+      o = {1'b0, s3_k_q, 4'h0} + 17'(i);
       if (s3_job.protect && o >= icv0 && o < icv0 + 17'd16) begin
         s3_out[8*i +: 8] = icv[127 - 8*(o - icv0) -: 8];
       end
@@ -711,21 +749,39 @@ module rocesec_protect_emit
 
   assign s3_ready = !s3_valid_q || s3_go;
 
+  // Delay FIFO S2 -> S3: lets S1/S2 run ahead while a beat waits for its ICV, so that in a
+  // stream the tag of a frame is ready by the time its ICV beat reaches S3.
+  localparam int unsigned DqW = 128 + 16 + 1 + SlotW + 12;
+  logic           dq_rvalid;
+  logic [DqW-1:0] dq_rdata;
+  logic [$clog2(DlyBeats):0] unused_dq_count;
+
+  common_fifo_sync #(
+    .Width (DqW),
+    .Depth (DlyBeats)
+  ) u_dly (
+    .clk_i    (clk_i),
+    .rst_ni   (rst_ni),
+    .wvalid_i (s2_pass),
+    .wready_o (dq_wready),
+    .wdata_i  ({s2_data_q, s2_keep_q, s2_last_q, s2_slot_q, s2_k_q}),
+    .rvalid_o (dq_rvalid),
+    .rready_i (s3_ready),
+    .rdata_o  (dq_rdata),
+    .count_o  (unused_dq_count)
+  );
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       s3_valid_q <= 1'b0;
     end else if (s3_ready) begin
-      s3_valid_q <= s2_pass;
+      s3_valid_q <= dq_rvalid;
     end
   end
 
   always_ff @(posedge clk_i) begin
-    if (s3_ready && s2_pass) begin
-      s3_data_q <= s2_data_q;
-      s3_keep_q <= s2_keep_q;
-      s3_last_q <= s2_last_q;
-      s3_slot_q <= s2_slot_q;
-      s3_k_q    <= s2_k_q;
+    if (s3_ready && dq_rvalid) begin
+      {s3_data_q, s3_keep_q, s3_last_q, s3_slot_q, s3_k_q} <= dq_rdata;
     end
   end
 
@@ -739,14 +795,18 @@ module rocesec_protect_emit
   logic         s4_last_q;
   slot_t        s4_slot_q;
   logic [11:0]  s4_k_q;
-  logic [1:0]   s4_age_q;          // cycles since the beat entered S4 (saturating)
   logic         s4_go;
   logic         s5_ready;
   logic [127:0] s4_out;
+  /* verilator lint_off UNUSEDSIGNAL */
   job_t         s4_job;
+  /* verilator lint_on UNUSEDSIGNAL */
+  /* verilator lint_off UNUSEDSIGNAL */
   job_t         s3_in_job;
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [31:0]  crc;
   logic [31:0]  unused_crc_stored;
+  logic [31:0]  unused_crc;
 
   assign s4_job    = jt_q[s4_slot_q];
   assign s3_in_job = jt_q[s3_slot_q];
@@ -766,26 +826,24 @@ module rocesec_protect_emit
     .udp_off_i    (s3_in_job.udp_off),
     .bth_off_i    (s3_in_job.bth_off),
     .icrc_off_i   (s3_in_job.eoff + 16'd24),
-    .icrc_o       (crc),
+    .icrc_o       (unused_crc),
+    .icrc_now_o   (crc),
     .stored_o     (unused_crc_stored)
   );
 
   always_comb begin
     logic [16:0] o;
     logic [16:0] c0;
-    logic        overlap;
     c0      = {1'b0, s4_job.eoff} + 17'd24;
-    overlap = s4_job.protect && ({s4_k_q, 4'h0} + 17'd16 > c0) && ({s4_k_q, 4'h0} < c0 + 17'd4);
     s4_out  = s4_data_q;
     for (int i = 0; i < 16; i++) begin
-      o = {s4_k_q, 4'h0} + 17'(i);
+      o = {1'b0, s4_k_q, 4'h0} + 17'(i);
       if (s4_job.protect && o >= c0 && o < c0 + 17'd4) begin
         s4_out[8*i +: 8] = crc[8*(o - c0) +: 8];
       end
     end
-    s4_go = s4_valid_q && s5_ready &&
-            (!overlap || s4_age_q >= 2'(IcrcLatency - 1)) &&
-            (!s4_last_q || jt_done_v_q[s4_slot_q]);
+    // crc (icrc_now_o) includes this beat from the cycle it entered S4 on
+    s4_go = s4_valid_q && s5_ready && (!s4_last_q || jt_done_v_q[s4_slot_q]);
   end
 
   assign s4_ready = !s4_valid_q || s4_go;
@@ -793,14 +851,8 @@ module rocesec_protect_emit
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       s4_valid_q <= 1'b0;
-      s4_age_q   <= '0;
-    end else begin
-      if (s4_ready) begin
-        s4_valid_q <= s3_go;
-        s4_age_q   <= '0;
-      end else if (s4_age_q != 2'd3) begin
-        s4_age_q <= s4_age_q + 2'd1;
-      end
+    end else if (s4_ready) begin
+      s4_valid_q <= s3_go;
     end
   end
 
@@ -839,5 +891,8 @@ module rocesec_protect_emit
       m_axis_tuser_o <= s4_last_q ? {2'b00, jt_fwd_q[s4_slot_q], jt_reason_q[s4_slot_q]} : 8'h00;
     end
   end
+
+  logic unused_sig;
+  assign unused_sig = ^{unused_dq_count, unused_crc, unused_crc_stored, unused_ks_ready};
 
 endmodule

@@ -234,7 +234,9 @@ module rocesec_protect_key
   } state_e;
 
   state_e                state_q;
-  roce_desc_t            d_q;
+  /* verilator lint_off UNUSEDSIGNAL */
+  roce_desc_t            d_q;      // read field by field
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [8*WinBytes-1:0] w_q;
 
   assign hdr_ready_o = (state_q == StIdle);
@@ -245,7 +247,9 @@ module rocesec_protect_key
   logic [3:0]   dec_reason, dec_reason_q;
   logic [1:0]   dec_fwd, dec_fwd_q;
   logic [1:0]   dec_mode, mode_q;
-  logic [48:0]  dec_pn;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [48:0]  dec_pn;            // bit 48 is the exhausted flag, checked via st
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [47:0]  pn_q;
   logic [7:0]   dec_epoch, epoch_q;
   logic [23:0]  dec_salt, salt_q;
@@ -257,6 +261,7 @@ module rocesec_protect_key
   logic [$clog2(NumQps)-1:0] dec_qp_idx, qp_idx_q;
   logic         dec_write_first, write_first_q;
 
+  /* verilator lint_off UNUSEDSIGNAL */
   always_comb begin
     policy_t     pol;
     logic        pol_hit;
@@ -418,6 +423,7 @@ module rocesec_protect_key
       dec_protect = 1'b1;
     end
   end
+  /* verilator lint_on UNUSEDSIGNAL */
 
   ///////////////////////////
   // Derived-key cache/KDF //
@@ -541,7 +547,9 @@ module rocesec_protect_key
     logic [8*ViewB-1:0] v;
     logic [31:0]        s;
     logic [15:0]        wd;
-    logic [16:0]        tl;
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic [16:0]        tl;      // carry: overflow is rejected by the decision
+    /* verilator lint_on UNUSEDSIGNAL */
     v  = view(w_q, d_q.ip_off);
     tl = {1'b0, be16(v, 2)} + 17'(Overhead);
     s  = 32'h0;

@@ -32,7 +32,9 @@ pub struct OutFrame {
     pub data: Vec<u8>,
     /// `m_axis_tuser_o` of the last beat: [3:0] reason, [5:4] forward kind.
     pub tuser: u8,
-    /// Cycle of the first beat.
+    /// Cycle the first input beat of the frame was accepted.
+    pub in_first_cycle: u64,
+    /// Cycle of the first output beat.
     pub first_cycle: u64,
     /// Cycle of the last beat.
     pub last_cycle: u64,
@@ -205,6 +207,8 @@ impl RocesecProtect {
         let start = self.sim.cycles();
         let mut quiet = 0u64;
         let mut offered: Option<Beat> = None;
+        let mut in_starts: VecDeque<u64> = VecDeque::new();
+        let mut in_mid = false;
         while out.len() < frames.len() {
             // input: keep offering the same beat until accepted
             if offered.is_none() && !queue.is_empty() && !rng.chance(t.idle, 16) {
@@ -237,6 +241,7 @@ impl RocesecProtect {
                 }
                 if self.sim.get_u64(self.m_tlast) != 0 {
                     out.push(OutFrame {
+                        in_first_cycle: in_starts.pop_front().unwrap_or(0),
                         data: std::mem::take(&mut cur),
                         tuser: self.sim.get_u64(self.m_tuser) as u8,
                         first_cycle: first,
@@ -247,6 +252,12 @@ impl RocesecProtect {
             }
             if self.sim.get_u64(self.kdf_busy) != 0 {
                 self.kdf_cycles += 1;
+            }
+            if accepted {
+                if !in_mid {
+                    in_starts.push_back(self.sim.cycles());
+                }
+                in_mid = !offered.as_ref().is_some_and(|b| b.last);
             }
             self.sim.tick();
             if accepted {
