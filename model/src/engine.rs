@@ -213,3 +213,51 @@ impl Engine<RxQp> {
         Ok((Forward::Processed, out))
     }
 }
+
+/// The intermediates of protecting one frame, for printing when the RTL disagrees.
+#[derive(Clone, Debug)]
+pub struct Explain {
+    /// The SecHdr the model writes.
+    pub sec: SecHdr,
+    /// The key (AES-128/256) selected by stage `key`.
+    pub key: crate::keys::Key,
+    /// The 96-bit IV.
+    pub iv: [u8; 12],
+    /// GCM AAD as stage `crypto` feeds it (header AAD, plus payload in packet-auth mode).
+    pub aad: Vec<u8>,
+    /// Every GCM intermediate: H, J0, GHASH state per block, keystream, tag.
+    pub trace: crate::gcm::GcmTrace,
+}
+
+impl Engine<TxQp> {
+    /// What [`Engine::protect`] would compute for `frame` in the current state, without changing
+    /// it. `None` when the frame is not protected (passed through or rejected).
+    pub fn explain(&self, frame: &[u8]) -> Option<Explain> {
+        let mut probe = self.clone();
+        let Ok(Parsed::Roce(p)) = parse(frame) else {
+            return None;
+        };
+        let gid = p.dest_gid(frame);
+        let qp = probe.qp((gid, p.bth.dest_qp)).clone();
+        let (sel, _) = key::select_tx(&probe.store, &qp, frame, &p, &gid).ok()?;
+        let key = probe.store.key(sel.pd, sel.epoch, &sel.key).ok()?;
+        let (Forward::Processed, out) = probe.protect(frame).ok()? else {
+            return None;
+        };
+        let Ok(crate::roce::Frame::Roce(q)) = crate::roce::parse(&out) else {
+            return None;
+        };
+        let sec = q.sec?;
+        let iv = iv(p.bth.dest_qp, sel.salt, sec.pn);
+        let hdr = emit::header_aad(&out, &q);
+        let plain = &frame[p.payload_off..p.payload_end];
+        let g = crate::gcm::AesGcm::new(key.bytes()).ok()?;
+        let (aad, pt) = match sec.mode {
+            Mode::Aead => (hdr, plain.to_vec()),
+            Mode::PacketAuth => ([hdr.as_slice(), plain].concat(), Vec::new()),
+            _ => (hdr, Vec::new()),
+        };
+        let trace = g.trace(&iv, &aad, &pt);
+        Some(Explain { sec, key, iv, aad, trace })
+    }
+}

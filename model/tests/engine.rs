@@ -386,3 +386,19 @@ fn bad_icrc_and_truncation_are_counted() {
     assert_eq!(rx.counters.rejected_for(Reason::BadIcrc), 1);
     assert_eq!(rx.counters.rejected_for(Reason::Malformed), 4);
 }
+
+#[test]
+fn explain_reproduces_the_icv_without_changing_state() {
+    for mode in MODES {
+        let (mut tx, _) = pair(mode);
+        for f in traffic() {
+            let e = tx.explain(&f);
+            let (fw, prot) = tx.protect(&f).expect("protect");
+            let e = e.expect("protected frames have an explanation");
+            assert_eq!(fw, Forward::Processed);
+            let p = layout(&prot);
+            assert_eq!(Some(e.sec), p.sec, "{mode}: explain changed state or disagrees");
+            assert_eq!(&prot[p.payload_end..p.payload_end + 16], &e.trace.tag, "{mode}");
+        }
+    }
+}
