@@ -31,11 +31,10 @@
 `default_nettype none
 
 module roce_parse
-  import roce_parse_pkg::*;
 #(
   parameter int unsigned LANES = 1,  // 128-bit blocks per beat (datapath 128*LANES bits)
   // Header window: whole beats covering roce_parse_pkg::HdrBytes (derived, do not override)
-  localparam int unsigned WinBytes = ((HdrBytes + 16 * LANES - 1) / (16 * LANES)) * 16 * LANES
+  localparam int unsigned WinBytes = ((roce_parse_pkg::HdrBytes + 16 * LANES - 1) / (16 * LANES)) * 16 * LANES
 ) (
   input  wire logic                  clk_i,
   input  wire logic                  rst_ni,
@@ -50,13 +49,13 @@ module roce_parse
   // Descriptor
   output logic                       hdr_valid_o,
   output logic                       desc_valid_o,
-  output roce_desc_t                 desc_o,
+  output roce_parse_pkg::roce_desc_t                 desc_o,
   output logic [8*WinBytes-1:0]      win_o           // header window, byte i in bits [8i+7:8i]
 );
 
   localparam int unsigned BeatBytes = 16 * LANES;
   localparam int unsigned BeatBits  = 8 * BeatBytes;
-  localparam int unsigned WinBeats  = (HdrBytes + BeatBytes - 1) / BeatBytes;
+  localparam int unsigned WinBeats  = (roce_parse_pkg::HdrBytes + BeatBytes - 1) / BeatBytes;
   localparam int unsigned MaxBeat   = 65536 / BeatBytes - 1;  // beat index saturates here
   localparam int unsigned ViewBytes = 64;
 
@@ -69,39 +68,39 @@ module roce_parse
   ///////////////
 
   function automatic logic [7:0] vb(logic [8*ViewBytes-1:0] v, int unsigned i);
-    return v[8*i +: 8];
+    vb = v[8*i +: 8];
   endfunction
 
   function automatic logic [15:0] vbe16(logic [8*ViewBytes-1:0] v, int unsigned i);
-    return {v[8*i +: 8], v[8*(i+1) +: 8]};
+    vbe16 = {v[8*i +: 8], v[8*(i+1) +: 8]};
   endfunction
 
   function automatic logic [23:0] vbe24(logic [8*ViewBytes-1:0] v, int unsigned i);
-    return {v[8*i +: 8], v[8*(i+1) +: 8], v[8*(i+2) +: 8]};
+    vbe24 = {v[8*i +: 8], v[8*(i+1) +: 8], v[8*(i+2) +: 8]};
   endfunction
 
   function automatic logic [31:0] vbe32(logic [8*ViewBytes-1:0] v, int unsigned i);
-    return {vbe16(v, i), vbe16(v, i + 2)};
+    vbe32 = {vbe16(v, i), vbe16(v, i + 2)};
   endfunction
 
   function automatic logic [15:0] wbe16(logic [8*WinBytes-1:0] w, int unsigned i);
-    return {w[8*i +: 8], w[8*(i+1) +: 8]};
+    wbe16 = {w[8*i +: 8], w[8*(i+1) +: 8]};
   endfunction
 
   function automatic logic is_vlan(logic [15:0] t);
-    return (t == EtherTypeVlan) || (t == EtherTypeQinq);
+    is_vlan = (t == roce_parse_pkg::EtherTypeVlan) || (t == roce_parse_pkg::EtherTypeQinq);
   endfunction
 
   // ViewBytes bytes of the window starting at byte `off`.
   function automatic logic [8*ViewBytes-1:0] view(logic [8*WinBytes-1:0] w, logic [7:0] off);
-    return (8*ViewBytes)'(w >> {off, 3'b000});
+    view = (8*ViewBytes)'(w >> {off, 3'b000});
   endfunction
 
   // Offset of extended header `flag` among those in `eth` (model opcode::eth::offset).
   function automatic logic [5:0] eth_offset(logic [8:0] eth, int unsigned flag);
     logic [8:0] prior;
     prior = eth & ((9'h1 << flag) - 9'h1);
-    return eth_len(prior);
+    eth_offset = roce_parse_pkg::eth_len(prior);
   endfunction
 
   // L2 view shared by the ICRC layout and the extraction.
@@ -124,7 +123,7 @@ module roce_parse
       end
     end
     r.ip_off = 8'd14 + {4'h0, r.vlans, 2'b00};
-    return r;
+    l2_of = r;
   endfunction
 
   /////////////////////////
@@ -203,7 +202,7 @@ module roce_parse
     c_l2      = l2_of(cur_win);
     l3        = view(cur_win, c_l2.ip_off);
     c_vihl    = vb(l3, 0);
-    c_ipv6    = (c_l2.ethertype == EtherTypeIpv6);
+    c_ipv6    = (c_l2.ethertype == roce_parse_pkg::EtherTypeIpv6);
     c_ip_off  = c_l2.ip_off;
     hl        = c_ipv6 ? 8'd40 : {2'b00, c_vihl[3:0], 2'b00};
     c_udp_off = c_ip_off + hl;
@@ -272,11 +271,13 @@ module roce_parse
   // Extraction //
   ////////////////
 
-  roce_desc_t ext;
+  roce_parse_pkg::roce_desc_t ext;
   logic [1:0] ext_unused_frag;  // IPv4 reserved and DF flags: not checked by the model
 
+  l2_t                      x_l2;
+  roce_parse_pkg::op_info_t x_op;
+
   always_comb begin
-    l2_t                    l2;
     logic [8*ViewBytes-1:0] l3;
     logic [8*ViewBytes-1:0] l4;
     logic [8*ViewBytes-1:0] ex;
@@ -293,7 +294,6 @@ module roce_parse
     logic [16:0]            total;
     logic [3:0]             ihl;
     logic                   done;
-    op_info_t               op;
     logic [5:0]             ro;
     logic [7:0]             vihl;
     logic [7:0]             frag;
@@ -304,16 +304,16 @@ module roce_parse
     ext     = '0;
     done    = 1'b0;
     len     = {1'b0, ev_len_q};
-    l2      = l2_of(win_q);
-    ip_off  = {9'h0, l2.ip_off};
-    l3      = view(win_q, l2.ip_off);
+    x_l2    = l2_of(win_q);
+    ip_off  = {9'h0, x_l2.ip_off};
+    l3      = view(win_q, x_l2.ip_off);
     vihl    = vb(l3, 0);
     frag    = vb(l3, 6);
     ihl     = vihl[3:0];
     ext_unused_frag = frag[7:6];
-    ext.ipv6       = (l2.ethertype == EtherTypeIpv6);
-    ext.vlans      = l2.vlans;
-    ext.ip_off     = l2.ip_off;
+    ext.ipv6       = (x_l2.ethertype == roce_parse_pkg::EtherTypeIpv6);
+    ext.vlans      = x_l2.vlans;
+    ext.ip_off     = x_l2.ip_off;
     ext.frame_len  = ev_len_q;
     hl      = ext.ipv6 ? 17'd40 : {11'h0, ihl, 2'b00};
     total   = 17'd0;
@@ -321,58 +321,58 @@ module roce_parse
 
     // Ethernet II and 802.1Q / 802.1ad tags
     if (len < 17'd14) begin
-      ext.kind = KindMalformed;
-      ext.err  = ErrTruncated;
+      ext.kind = roce_parse_pkg::KindMalformed;
+      ext.err  = roce_parse_pkg::ErrTruncated;
       done     = 1'b1;
     end else if ((is_vlan(wbe16(win_q, 12)) && len < 17'd18) ||
-                 (l2.vlans == 2'd2 && len < 17'd22)) begin
-      ext.kind = KindMalformed;
-      ext.err  = ErrTruncated;
+                 (x_l2.vlans == 2'd2 && len < 17'd22)) begin
+      ext.kind = roce_parse_pkg::KindMalformed;
+      ext.err  = roce_parse_pkg::ErrTruncated;
       done     = 1'b1;
     end
 
     // IP
     if (!done) begin
-      if (l2.ethertype == EtherTypeIpv4) begin
+      if (x_l2.ethertype == roce_parse_pkg::EtherTypeIpv4) begin
         total = {1'b0, vbe16(l3, 2)};
         if (len < ip_off + 17'd20 || vihl[7:4] != 4'd4 || ihl < 4'd5 ||
             len < ip_off + hl) begin
-          ext.kind = KindMalformed;
-          ext.err  = ErrBadIpHeader;
+          ext.kind = roce_parse_pkg::KindMalformed;
+          ext.err  = roce_parse_pkg::ErrBadIpHeader;
           done     = 1'b1;
         end else if (vb(l3, 9) != 8'd17) begin
-          ext.kind     = KindNotRoce;
-          ext.not_roce = NotRoceNotUdp;
+          ext.kind     = roce_parse_pkg::KindNotRoce;
+          ext.not_roce = roce_parse_pkg::NotRoceNotUdp;
           done         = 1'b1;
         end else if (frag[5] || {frag[4:0], vb(l3, 7)} != 13'd0) begin
-          ext.kind = KindMalformed;
-          ext.err  = ErrFragmented;
+          ext.kind = roce_parse_pkg::KindMalformed;
+          ext.err  = roce_parse_pkg::ErrFragmented;
           done     = 1'b1;
         end else if (total < hl || ip_off + total > len) begin
-          ext.kind = KindMalformed;
-          ext.err  = ErrBadLength;
+          ext.kind = roce_parse_pkg::KindMalformed;
+          ext.err  = roce_parse_pkg::ErrBadLength;
           done     = 1'b1;
         end
         ip_end = ip_off + total;
-      end else if (l2.ethertype == EtherTypeIpv6) begin
+      end else if (x_l2.ethertype == roce_parse_pkg::EtherTypeIpv6) begin
         total = {1'b0, vbe16(l3, 4)} + 17'd40;
         if (len < ip_off + 17'd40 || vihl[7:4] != 4'd6) begin
-          ext.kind = KindMalformed;
-          ext.err  = ErrBadIpHeader;
+          ext.kind = roce_parse_pkg::KindMalformed;
+          ext.err  = roce_parse_pkg::ErrBadIpHeader;
           done     = 1'b1;
         end else if (vb(l3, 6) != 8'd17) begin
-          ext.kind     = KindNotRoce;
-          ext.not_roce = NotRoceNotUdp;
+          ext.kind     = roce_parse_pkg::KindNotRoce;
+          ext.not_roce = roce_parse_pkg::NotRoceNotUdp;
           done         = 1'b1;
         end else if (ip_off + total > len) begin
-          ext.kind = KindMalformed;
-          ext.err  = ErrBadLength;
+          ext.kind = roce_parse_pkg::KindMalformed;
+          ext.err  = roce_parse_pkg::ErrBadLength;
           done     = 1'b1;
         end
         ip_end = ip_off + total;
       end else begin
-        ext.kind     = KindNotRoce;
-        ext.not_roce = (l2.ethertype == EtherTypeIb) ? NotRoceRoceV1 : NotRoceNotIp;
+        ext.kind     = roce_parse_pkg::KindNotRoce;
+        ext.not_roce = (x_l2.ethertype == roce_parse_pkg::EtherTypeIb) ? roce_parse_pkg::NotRoceRoceV1 : roce_parse_pkg::NotRoceNotIp;
         done         = 1'b1;
       end
     end
@@ -394,20 +394,20 @@ module roce_parse
     l4          = view(win_q, udp_off[7:0]);
     if (!done) begin
       if (udp_off + 17'd8 > len) begin
-        ext.kind = KindMalformed;
-        ext.err  = ErrTruncated;
+        ext.kind = roce_parse_pkg::KindMalformed;
+        ext.err  = roce_parse_pkg::ErrTruncated;
         done     = 1'b1;
-      end else if (vbe16(l4, 2) != RocePort) begin
-        ext.kind     = KindNotRoce;
-        ext.not_roce = NotRoceOtherPort;
+      end else if (vbe16(l4, 2) != roce_parse_pkg::RocePort) begin
+        ext.kind     = roce_parse_pkg::KindNotRoce;
+        ext.not_roce = roce_parse_pkg::NotRoceOtherPort;
         done         = 1'b1;
       end else if (udp_off + {1'b0, vbe16(l4, 4)} != ip_end) begin
-        ext.kind = KindMalformed;
-        ext.err  = ErrBadLength;
+        ext.kind = roce_parse_pkg::KindMalformed;
+        ext.err  = roce_parse_pkg::ErrBadLength;
         done     = 1'b1;
       end else if (bth_off + 17'd12 > ip_end) begin
-        ext.kind = KindMalformed;
-        ext.err  = ErrTruncated;
+        ext.kind = roce_parse_pkg::KindMalformed;
+        ext.err  = roce_parse_pkg::ErrTruncated;
         done     = 1'b1;
       end
     end
@@ -427,9 +427,9 @@ module roce_parse
     ext.ack_req = bth8[7];
     ext.resv7   = bth8[6:0];
     ext.psn     = vbe24(l4, 17);
-    op          = op_info(ext.opcode);
-    ext.service = op.service;
-    ext.eth     = op.eth;
+    x_op        = roce_parse_pkg::op_info(ext.opcode);
+    ext.service = x_op.service;
+    ext.eth     = x_op.eth;
 
     // SecHdr (view l4 bytes 20..27)
     ext.sec_mode  = sec0[7:6];
@@ -439,28 +439,28 @@ module roce_parse
     ext.sec_valid = (ext.tver == 4'd1);
     eth_off       = bth_off + (ext.sec_valid ? 17'd20 : 17'd12);
     if (!done) begin
-      if (!op.valid) begin
-        ext.kind = KindMalformed;
-        ext.err  = ErrReservedOp;
+      if (!x_op.valid) begin
+        ext.kind = roce_parse_pkg::KindMalformed;
+        ext.err  = roce_parse_pkg::ErrReservedOp;
         done     = 1'b1;
       end else if (ext.tver > 4'd1) begin
-        ext.kind = KindMalformed;
-        ext.err  = ErrUnknownTVer;
+        ext.kind = roce_parse_pkg::KindMalformed;
+        ext.err  = roce_parse_pkg::ErrUnknownTVer;
         done     = 1'b1;
       end else if (ext.sec_valid && eth_off > ip_end) begin
-        ext.kind = KindMalformed;
-        ext.err  = ErrTruncated;
+        ext.kind = roce_parse_pkg::KindMalformed;
+        ext.err  = roce_parse_pkg::ErrTruncated;
         done     = 1'b1;
       end else if (ext.sec_valid && (ext.sec_mode == 2'd0 ||
                    (ext.sec_level > 6'd52 && ext.sec_level != 6'h3F))) begin
-        ext.kind = KindMalformed;
-        ext.err  = ErrSecHdr;
+        ext.kind = roce_parse_pkg::KindMalformed;
+        ext.err  = roce_parse_pkg::ErrSecHdr;
         done     = 1'b1;
       end
     end
 
     // Extended headers, payload, pad
-    pay_off         = eth_off + {11'h0, op.eth_len};
+    pay_off         = eth_off + {11'h0, x_op.eth_len};
     trailer         = ext.sec_valid ? 17'd20 : 17'd4;
     pay_end         = ip_end - trailer;
     ext.eth_off     = eth_off[7:0];
@@ -468,27 +468,27 @@ module roce_parse
     ext.payload_end = pay_end[15:0];
     if (!done) begin
       if (pay_off + trailer > ip_end) begin
-        ext.kind = KindMalformed;
-        ext.err  = ErrTruncated;
+        ext.kind = roce_parse_pkg::KindMalformed;
+        ext.err  = roce_parse_pkg::ErrTruncated;
         done     = 1'b1;
       end else if ({15'h0, ext.pad} > pay_end - pay_off) begin
-        ext.kind = KindMalformed;
-        ext.err  = ErrBadPad;
+        ext.kind = roce_parse_pkg::KindMalformed;
+        ext.err  = roce_parse_pkg::ErrBadPad;
         done     = 1'b1;
       end else begin
-        ext.kind = KindRoce;
+        ext.kind = roce_parse_pkg::KindRoce;
       end
     end
 
     ex             = ext.sec_valid ? (l4 >> (8 * 28)) : (l4 >> (8 * 20));
-    ext.has_reth   = op.eth[EthReth];
-    ext.has_atomic = op.eth[EthAtomic];
-    ext.has_deth   = op.eth[EthDeth];
-    ro             = op.eth[EthReth] ? eth_offset(op.eth, EthReth) : eth_offset(op.eth, EthAtomic);
+    ext.has_reth   = x_op.eth[roce_parse_pkg::EthReth];
+    ext.has_atomic = x_op.eth[roce_parse_pkg::EthAtomic];
+    ext.has_deth   = x_op.eth[roce_parse_pkg::EthDeth];
+    ro             = x_op.eth[roce_parse_pkg::EthReth] ? eth_offset(x_op.eth, roce_parse_pkg::EthReth) : eth_offset(x_op.eth, roce_parse_pkg::EthAtomic);
     ext.va         = {vbe32(ex, 32'(ro)), vbe32(ex, 32'(ro) + 4)};
     ext.rkey       = vbe32(ex, 32'(ro) + 8);
-    ext.dma_len    = op.eth[EthReth] ? vbe32(ex, 32'(ro) + 12) : 32'h0;
-    ext.src_qp     = vbe24(ex, 32'(eth_offset(op.eth, EthDeth)) + 5);
+    ext.dma_len    = x_op.eth[roce_parse_pkg::EthReth] ? vbe32(ex, 32'(ro) + 12) : 32'h0;
+    ext.src_qp     = vbe24(ex, 32'(eth_offset(x_op.eth, roce_parse_pkg::EthDeth)) + 5);
   end
 
   ///////////////////////
@@ -498,7 +498,7 @@ module roce_parse
   logic                  e1_valid_q;
   logic                  e1_hdr_q;
   logic                  e1_eof_q;
-  roce_desc_t            e1_desc_q;
+  roce_parse_pkg::roce_desc_t            e1_desc_q;
   logic [8*WinBytes-1:0] e1_win_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -517,7 +517,7 @@ module roce_parse
     end
   end
 
-  roce_desc_t desc_d;
+  roce_parse_pkg::roce_desc_t desc_d;
 
   always_comb begin
     desc_d         = e1_desc_q;

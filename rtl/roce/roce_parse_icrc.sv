@@ -65,7 +65,7 @@ module roce_parse_icrc #(
     logic [31:0] s;
     s = c ^ {24'h0, b};
     for (int k = 0; k < 8; k++) s = s[0] ? ((s >> 1) ^ Poly) : (s >> 1);
-    return s;
+    crc_byte = s;
   endfunction
 
   // Inverse of crc_byte(c, 8'h00).
@@ -78,7 +78,7 @@ module roce_parse_icrc #(
       s = s ^ (b ? Poly : 32'h0);
       s = {s[30:0], b};
     end
-    return s;
+    crc_unzero_byte = s;
   endfunction
 
   // Undo n zero bytes (n < BeatBytes).
@@ -88,21 +88,21 @@ module roce_parse_icrc #(
     for (int j = 0; j < BeatBytes; j++) begin
       if (j[7:0] < n) s = crc_unzero_byte(s);
     end
-    return s;
+    crc_unzero = s;
   endfunction
 
   function automatic logic [31:0] crc_beat(logic [31:0] c, logic [128*LANES-1:0] d);
     logic [31:0] s;
     s = c;
     for (int i = 0; i < BeatBytes; i++) s = crc_byte(s, d[8*i +: 8]);
-    return s;
+    crc_beat = s;
   endfunction
 
   function automatic logic [31:0] crc_prefix();
     logic [31:0] s;
     s = 32'hFFFF_FFFF;
     for (int i = 0; i < 8; i++) s = crc_byte(s, 8'hFF);
-    return s;
+    crc_prefix = s;
   endfunction
 
   localparam logic [31:0] StatePrefix = crc_prefix();  // after init and the masked LRH

@@ -147,6 +147,9 @@ package roce_parse_pkg;
     logic [127:0] dest_gid;
   } roce_desc_t;
 
+  // $bits(roce_desc_t) (Yosys cannot take $bits of a type; checked against it under Verilator)
+  localparam int unsigned DescBits = 596;
+
   ///////////////
   // Functions //
   ///////////////
@@ -164,7 +167,7 @@ package roce_parse_pkg;
     if (eth[EthAtomicAck]) l = l + 6'd8;
     if (eth[EthImmDt])     l = l + 6'd4;
     if (eth[EthIeth])      l = l + 6'd4;
-    return l;
+    eth_len = l;
   endfunction
 
   // Extended headers of an RC/UC/XRC opcode by its low five bits (Table 38).
@@ -183,7 +186,7 @@ package roce_parse_pkg;
       5'h15, 5'h18, 5'h19, 5'h1A, 5'h1B, 5'h1E, 5'h1F: r = {1'b1, 9'h000};  // reserved
       default:                                         r = {1'b1, 9'h000};
     endcase
-    return r;
+    rc_row = r;
   endfunction
 
   // Opcode facts (model opcode::info).
@@ -224,7 +227,7 @@ package roce_parse_pkg;
     endcase
     if (!o.valid) o.eth = 9'h000;
     o.eth_len = eth_len(o.eth);
-    return o;
+    op_info = o;
   endfunction
 
 endpackage

@@ -40,7 +40,7 @@ module rocesec_key_kdf (
 );
 
   function automatic logic [127:0] dbl(logic [127:0] x);
-    return {x[126:0], 1'b0} ^ (x[127] ? 128'h87 : 128'h0);
+    dbl = {x[126:0], 1'b0} ^ (x[127] ? 128'h87 : 128'h0);
   endfunction
 
   typedef enum logic [2:0] {

@@ -64,6 +64,9 @@ package rocesec_pkg;
   // (eth_off <= 22 + 60 + 8 + 12 = 102, + 8).
   localparam int unsigned OHdrBytes = 112;
 
+  // $bits(job_t) (Yosys cannot take $bits of a type; checked against it under Verilator)
+  localparam int unsigned JobBits = 1308;
+
   /* verilator lint_on UNUSEDPARAM */
 
   // One packet's work order from the key stage to the emit stage.

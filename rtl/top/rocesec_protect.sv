@@ -23,8 +23,6 @@
 `default_nettype none
 
 module rocesec_protect
-  import roce_parse_pkg::*;
-  import rocesec_pkg::*;
 #(
   parameter int unsigned LANES      = 1,    // 128-bit blocks per beat (1 supported)
   parameter int unsigned FifoBeats  = 512,  // packet FIFO depth (beats)
@@ -63,8 +61,15 @@ module rocesec_protect
     $error("rocesec_protect: only LANES = 1 is implemented (instance %m)");
   end
 
-  localparam int unsigned WinBytes = ((HdrBytes + 15) / 16) * 16;
-  localparam int unsigned DescW    = $bits(roce_desc_t);
+  localparam int unsigned WinBytes = ((roce_parse_pkg::HdrBytes + 15) / 16) * 16;
+  localparam int unsigned DescW    = roce_parse_pkg::DescBits;
+
+`ifdef VERILATOR
+  if ($bits(roce_parse_pkg::roce_desc_t) != roce_parse_pkg::DescBits ||
+      $bits(rocesec_pkg::job_t) != rocesec_pkg::JobBits) begin : gen_width_check
+    $error("rocesec_protect: DescBits/JobBits do not match the struct widths (instance %m)");
+  end
+`endif
   localparam int unsigned HdrW     = DescW + 8 * WinBytes;
 
   ///////////
@@ -103,7 +108,7 @@ module rocesec_protect
   ///////////
 
   logic                  p_hdr_valid, p_desc_valid;
-  roce_desc_t            p_desc;
+  roce_parse_pkg::roce_desc_t            p_desc;
   logic [8*WinBytes-1:0] p_win;
   logic                  unused_parse_ready;
 
@@ -169,7 +174,7 @@ module rocesec_protect
   /////////
 
   logic       job_valid, job_ready;
-  job_t       job;
+  rocesec_pkg::job_t       job;
   logic       done_valid;
   logic [3:0] done_reason;
   logic [1:0] done_fwd;

@@ -41,8 +41,6 @@
 `default_nettype none
 
 module rocesec_protect_emit
-  import roce_parse_pkg::*;
-  import rocesec_pkg::*;
 #(
   parameter int unsigned NumJobs  = 8,   // frames in flight between key stage and output (2^n)
   parameter int unsigned KsDepth  = 32,  // keystream buffer (blocks)
@@ -54,7 +52,7 @@ module rocesec_protect_emit
   // Jobs
   input  wire logic          job_valid_i,
   output logic               job_ready_o,
-  input  wire job_t          job_i,
+  input  wire rocesec_pkg::job_t          job_i,
 
   // Final verdicts (job order)
   input  wire logic          done_valid_i,
@@ -86,7 +84,7 @@ module rocesec_protect_emit
   // Job table //
   ///////////////
 
-  job_t         jt_q        [NumJobs];
+  logic [rocesec_pkg::JobBits-1:0] jt_q [NumJobs];  // job_t, stored flat
   logic         jt_valid_q  [NumJobs];
   logic         jt_ekj0_v_q [NumJobs];
   logic [127:0] jt_ekj0_q   [NumJobs];
@@ -111,6 +109,16 @@ module rocesec_protect_emit
   logic [127:0] hash_data;
   logic         free_we;
   slot_t        free_slot;
+  /* verilator lint_off UNUSEDSIGNAL */
+  rocesec_pkg::job_t free_job;
+  rocesec_pkg::job_t s1q_job;
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  always_comb begin
+    free_job     = jt_q[free_slot];
+    free_job.key = '0;
+    free_job.h   = '0;
+  end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -125,13 +133,11 @@ module rocesec_protect_emit
         jt_fwd_q[j]    <= '0;
         jt_ekj0_q[j]   <= '0;
         jt_hash_q[j]   <= '0;
-        jt_q[j]        <= '0;
       end
     end else begin
       if (free_we) begin
         jt_valid_q[free_slot]  <= 1'b0;
-        jt_q[free_slot].key    <= '0;  // clear key material
-        jt_q[free_slot].h      <= '0;
+        jt_q[free_slot]        <= free_job;  // key material cleared
         jt_ekj0_q[free_slot]   <= '0;
       end
       if (job_fire) begin
@@ -165,10 +171,10 @@ module rocesec_protect_emit
 
   // job_t values below are read field by field: unused fields are expected.
   /* verilator lint_off UNUSEDSIGNAL */
-  function automatic logic [15:0] nks_of(job_t j);  // keystream blocks of a job
+  function automatic logic [15:0] nks_of(rocesec_pkg::job_t j);  // keystream blocks of a job
     logic [15:0] pl;
     pl = j.eoff - {8'h0, j.poff};
-    return (j.protect && j.mode == ModeAead) ? ((pl + 16'd15) >> 4) : 16'd0;
+    nks_of = (j.protect && j.mode == rocesec_pkg::ModeAead) ? ((pl + 16'd15) >> 4) : 16'd0;
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
 
@@ -187,7 +193,7 @@ module rocesec_protect_emit
   logic              ks_valid;
   logic [127:0]      ks_head;
   logic              ks_room;
-  job_t              ctr_job;
+  rocesec_pkg::job_t              ctr_job;
 
   // A job is pending for the CTR generator when it was written and not yet visited.
   logic [SlotW:0] ctr_lag_q;  // jobs written but not yet visited by the CTR generator
@@ -296,7 +302,7 @@ module rocesec_protect_emit
   logic         s1_ready;           // S1 output register may load
 
   logic         sp_active_q;        // a frame is being spliced
-  job_t         sp_job;
+  rocesec_pkg::job_t         sp_job;
   logic [11:0]  sp_k_q;             // output beat index
   logic         sp_in_done_q;       // input tlast consumed
   logic [15:0]  sp_in_len_q;        // input bytes consumed
@@ -317,7 +323,7 @@ module rocesec_protect_emit
     logic [4:0] n;
     n = '0;
     for (int i = 0; i < 16; i++) n = n + {4'h0, k[i]};
-    return n;
+    popcount16 = n;
   endfunction
 
   // S1 may start the job in slot s1_ptr_q once written.
@@ -387,7 +393,7 @@ module rocesec_protect_emit
     end
     len_now = sp_in_len_q;
     for (int i = 0; i < 16; i++) len_now = len_now + {15'h0, in_keep_i[i]};
-    olen    = {1'b0, sp_in_len_q} + 17'(Overhead);
+    olen    = {1'b0, sp_in_len_q} + 17'(rocesec_pkg::Overhead);
 
     if (sp_drain_q) begin
       sp_ks_pop = ks_valid;
@@ -405,10 +411,10 @@ module rocesec_protect_emit
       for (int i = 0; i < 16; i++) begin
         o = {1'b0, sp_k_q, 4'h0} + 17'(i);
         if (o < hend) begin
-          b = (o < 17'(OHdrBytes)) ? sp_job.ohdr[8*o[6:0] +: 8] : 8'h00;
+          b = (o < 17'(rocesec_pkg::OHdrBytes)) ? sp_job.ohdr[8*o[6:0] +: 8] : 8'h00;
         end else if (o < eend) begin
           b = win[8*(i + 24) +: 8];
-          if (sp_job.mode == ModeAead && o >= pstart) begin
+          if (sp_job.mode == rocesec_pkg::ModeAead && o >= pstart) begin
             // keystream byte o - pstart: from ks_head for i >= c, from ks_prev for i < c
             b = b ^ ksw[8*(32'(i) + 16 - 32'(c)) +: 8];
           end
@@ -537,7 +543,7 @@ module rocesec_protect_emit
   logic [16:0]  g_gp_q;            // next GHASH byte (output offset)
   logic         g_first_q;         // next block is X_1
   logic [127:0] g_prev_q;          // beat k-1 (GHASH copy, masked)
-  job_t         g_job;
+  rocesec_pkg::job_t         g_job;
 
   logic         gh_valid;
   logic         gh_first;
@@ -546,11 +552,12 @@ module rocesec_protect_emit
   logic [1:0]   g_phase_d;
   logic [16:0]  g_gp_d;
 
-  assign g_job = jt_q[s2_slot_q];
+  assign g_job   = jt_q[s2_slot_q];
+  assign s1q_job = jt_q[s1_slot_q];
 
   // invariant-field mask of output byte o (docs/wire-format.md §4, Annex A17.8)
   /* verilator lint_off UNUSEDSIGNAL */
-  function automatic logic [7:0] aad_mask(job_t j, logic [16:0] o);
+  function automatic logic [7:0] aad_mask(rocesec_pkg::job_t j, logic [16:0] o);
     logic [16:0] ip, udp, bth;
     logic [7:0]  m;
     ip  = {9'h0, j.ip_off};
@@ -564,7 +571,7 @@ module rocesec_protect_emit
       if (o == ip + 17'd1 || o == ip + 17'd8 || o == ip + 17'd10 || o == ip + 17'd11) m = 8'hFF;
     end
     if (o == udp + 17'd6 || o == udp + 17'd7 || o == bth + 17'd4) m = 8'hFF;
-    return m;
+    aad_mask = m;
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
 
@@ -592,8 +599,8 @@ module rocesec_protect_emit
     ipst   = {9'h0, g_job.ip_off};
     pstart = {9'h0, g_job.poff} + 17'd8;
     eend   = {1'b0, g_job.eoff} + 17'd8;
-    aead   = (g_job.mode == ModeAead);
-    pauth  = (g_job.mode == ModePacketAuth);
+    aead   = (g_job.mode == rocesec_pkg::ModeAead);
+    pauth  = (g_job.mode == rocesec_pkg::ModePacketAuth);
     re     = (g_phase_q == PhAad) ? (pauth ? eend : pstart) : eend;
     bend   = (g_gp_q + 17'd16 < re) ? g_gp_q + 17'd16 : re;
     shift  = g_gp_q - base;
@@ -668,8 +675,8 @@ module rocesec_protect_emit
       end
       if (s2_ready && s1_valid_q && s1_k_q == 12'd0) begin
         // first beat of a frame: start its GHASH
-        g_phase_q <= jt_q[s1_slot_q].protect ? PhAad : PhDone;
-        g_gp_q    <= {9'h0, jt_q[s1_slot_q].ip_off};
+        g_phase_q <= s1q_job.protect ? PhAad : PhDone;
+        g_gp_q    <= {9'h0, s1q_job.ip_off};
         g_first_q <= 1'b1;
       end
     end
@@ -722,7 +729,7 @@ module rocesec_protect_emit
   logic         s4_ready;
   logic [127:0] s3_out;
   /* verilator lint_off UNUSEDSIGNAL */
-  job_t         s3_job;
+  rocesec_pkg::job_t         s3_job;
   /* verilator lint_on UNUSEDSIGNAL */
 
   assign s3_job = jt_q[s3_slot_q];
@@ -799,10 +806,10 @@ module rocesec_protect_emit
   logic         s5_ready;
   logic [127:0] s4_out;
   /* verilator lint_off UNUSEDSIGNAL */
-  job_t         s4_job;
+  rocesec_pkg::job_t         s4_job;
   /* verilator lint_on UNUSEDSIGNAL */
   /* verilator lint_off UNUSEDSIGNAL */
-  job_t         s3_in_job;
+  rocesec_pkg::job_t         s3_in_job;
   /* verilator lint_on UNUSEDSIGNAL */
   logic [31:0]  crc;
   logic [31:0]  unused_crc_stored;

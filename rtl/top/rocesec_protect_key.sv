@@ -32,8 +32,6 @@
 `default_nettype none
 
 module rocesec_protect_key
-  import roce_parse_pkg::*;
-  import rocesec_pkg::*;
 #(
   parameter int unsigned WinBytes    = 144,  // roce_parse header window
   parameter int unsigned NumPolicies = 8,
@@ -47,7 +45,7 @@ module rocesec_protect_key
   // Header descriptors (in frame order)
   input  wire logic                  hdr_valid_i,
   output logic                       hdr_ready_o,
-  input  wire roce_desc_t            hdr_desc_i,
+  input  wire roce_parse_pkg::roce_desc_t            hdr_desc_i,
   input  wire logic [8*WinBytes-1:0] hdr_win_i,
 
   // Final descriptors (same order)
@@ -59,7 +57,7 @@ module rocesec_protect_key
   // Jobs to emit
   output logic                       job_valid_o,
   input  wire logic                  job_ready_i,
-  output job_t                       job_o,
+  output rocesec_pkg::job_t                       job_o,
 
   // Final verdict of the oldest unfinished job
   output logic                       done_valid_o,
@@ -131,11 +129,24 @@ module rocesec_protect_key
     logic [127:0] h;
   } kcache_t;
 
-  policy_t pol_q [NumPolicies];
+  localparam int unsigned PolW = 1 + 2 + 8 + 24 + 32 + 24 + 128;
+  localparam int unsigned PdW  = 1 + 8 + 32 + 128;
+  localparam int unsigned QpW  = 1 + 128 + 24 + 49 + 8 + 1 + 32 + 6 + 64;
+  localparam int unsigned KtW  = 2 + 32 + 8 + 128 + 32 + 24 + 64;
+  localparam int unsigned KcW  = 1 + KtW + 128 + 128;
+
+  // Tables: one register per entry (generate blocks below), read through flat arrays.
+  logic [PolW-1:0] pol_flat [NumPolicies];
+  logic [PdW-1:0]  pds_flat [NumPdSlots];
+  logic [QpW-1:0]  qps_flat [NumQps];
+  logic [KcW-1:0]  kc_flat  [NumCache];
+  logic [NumPolicies-1:0] pol_match;
+  logic [NumPdSlots-1:0]  pd_match;
+  logic [NumQps-1:0]      qp_match;
+  logic [NumQps-1:0]      qp_free_v;
+  logic [NumCache-1:0]    kc_match;
+  logic [NumCache-1:0]    mr_match;
   policy_t dflt_q;
-  pdslot_t pds_q [NumPdSlots];
-  txqp_t   qps_q [NumQps];
-  kcache_t kc_q  [NumCache];
   logic [$clog2(NumCache)-1:0] kc_next_q;
 
   ////////////////////
@@ -144,70 +155,100 @@ module rocesec_protect_key
 
   logic [31:0] cnt_q [24];  // frames, processed, bypass, cnp, not_roce, 3 spare, rejected[16]
 
-  function automatic logic [127:0] put_word(logic [127:0] v, logic [2:0] w, logic [31:0] d);
+  function automatic logic [127:0] put_word(logic [127:0] v, logic [1:0] w, logic [31:0] d);
     logic [127:0] r;
     r = v;
-    r[127 - 32*(32'(w) - 32'd4) -: 32] = d;
-    return r;
+    unique case (w[1:0])  // words 4..7 = bytes 0-3 .. 12-15 (big-endian)
+      2'd0: r[127:96] = d;
+      2'd1: r[95:64]  = d;
+      2'd2: r[63:32]  = d;
+      default: r[31:0] = d;
+    endcase
+    put_word = r;
   endfunction
+
+  logic [2:0] reg_w;
+  assign reg_w = reg_addr_i[4:2];
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       dflt_q <= '0;
-      for (int i = 0; i < NumPolicies; i++) pol_q[i] <= '0;
-      for (int j = 0; j < NumPdSlots; j++) pds_q[j] <= '0;
-    end else if (reg_we_i) begin
-      logic [2:0] w;
-      w = reg_addr_i[4:2];
-      if (reg_addr_i[15:5] == 11'h0) begin
-        unique case (w)
-          3'd0: begin
-            dflt_q.mode  <= reg_wdata_i[25:24];
-            dflt_q.epoch <= reg_wdata_i[23:16];
-          end
-          3'd2: dflt_q.pd  <= reg_wdata_i;
-          3'd3: dflt_q.gen <= reg_wdata_i[23:0];
-          default: ;
-        endcase
-      end
-      for (int i = 0; i < NumPolicies; i++) begin
-        if (reg_addr_i[15:5] == 11'((32'(RegPolicyBase) + 32'h20 * i) >> 5)) begin
-          unique case (w)
-            3'd0: begin
-              pol_q[i].valid <= reg_wdata_i[31];
-              pol_q[i].mode  <= reg_wdata_i[25:24];
-              pol_q[i].epoch <= reg_wdata_i[23:16];
-            end
-            3'd1: pol_q[i].qpn <= reg_wdata_i[23:0];
-            3'd2: pol_q[i].pd  <= reg_wdata_i;
-            3'd3: pol_q[i].gen <= reg_wdata_i[23:0];
-            default: pol_q[i].gid <= put_word(pol_q[i].gid, w, reg_wdata_i);
-          endcase
+    end else if (reg_we_i && reg_addr_i[15:5] == 11'h0) begin
+      unique case (reg_w)
+        3'd0: begin
+          dflt_q.mode  <= reg_wdata_i[25:24];
+          dflt_q.epoch <= reg_wdata_i[23:16];
         end
-      end
-      for (int j = 0; j < NumPdSlots; j++) begin
-        if (reg_addr_i[15:5] == 11'((32'(RegPdBase) + 32'h20 * j) >> 5)) begin
-          unique case (w)
-            3'd0: begin
-              pds_q[j].valid <= reg_wdata_i[31];
-              pds_q[j].epoch <= reg_wdata_i[7:0];
-            end
-            3'd2: pds_q[j].pd <= reg_wdata_i;
-            3'd1, 3'd3: ;
-            default: pds_q[j].key <= put_word(pds_q[j].key, w, reg_wdata_i);
-          endcase
-        end
-      end
+        3'd2: dflt_q.pd  <= reg_wdata_i;
+        3'd3: dflt_q.gen <= reg_wdata_i[23:0];
+        default: ;
+      endcase
     end
   end
 
+  for (genvar i = 0; i < NumPolicies; i++) begin : gen_pol
+    policy_t q, d;
+    logic    sel;
+    assign sel = reg_we_i &&
+                 reg_addr_i[15:5] == 11'((32'(rocesec_pkg::RegPolicyBase) + 32'h20 * i) >> 5);
+    always_comb begin
+      d = q;
+      if (sel) begin
+        unique case (reg_w)
+          3'd0: begin
+            d.valid = reg_wdata_i[31];
+            d.mode  = reg_wdata_i[25:24];
+            d.epoch = reg_wdata_i[23:16];
+          end
+          3'd1: d.qpn = reg_wdata_i[23:0];
+          3'd2: d.pd  = reg_wdata_i;
+          3'd3: d.gen = reg_wdata_i[23:0];
+          default: d.gid = put_word(q.gid, reg_w[1:0], reg_wdata_i);
+        endcase
+      end
+    end
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) q <= '0;
+      else         q <= d;
+    end
+    assign pol_flat[i]  = q;
+    assign pol_match[i] = q.valid && q.gid == d_q.dest_gid && q.qpn == d_q.dest_qp;
+  end
+
+  for (genvar j = 0; j < NumPdSlots; j++) begin : gen_pd
+    pdslot_t q, d;
+    logic    sel;
+    assign sel = reg_we_i &&
+                 reg_addr_i[15:5] == 11'((32'(rocesec_pkg::RegPdBase) + 32'h20 * j) >> 5);
+    always_comb begin
+      d = q;
+      if (sel) begin
+        unique case (reg_w)
+          3'd0: begin
+            d.valid = reg_wdata_i[31];
+            d.epoch = reg_wdata_i[7:0];
+          end
+          3'd2: d.pd = reg_wdata_i;
+          3'd1, 3'd3: ;
+          default: d.key = put_word(q.key, reg_w[1:0], reg_wdata_i);
+        endcase
+      end
+    end
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) q <= '0;
+      else         q <= d;
+    end
+    assign pds_flat[j] = q;
+    assign pd_match[j] = q.valid && q.pd == sel_pol.pd && q.epoch == sel_st.epoch;
+  end
+
   logic pd_write;
-  assign pd_write = reg_we_i && reg_addr_i[15:10] == RegPdBase[15:10];
+  assign pd_write = reg_we_i && reg_addr_i[15:10] == rocesec_pkg::RegPdBase[15:10];
 
   always_comb begin
     reg_rdata_o = 32'h0;
     for (int c = 0; c < 24; c++) begin
-      if (reg_raddr_i == RegCountBase + 16'(4 * c)) reg_rdata_o = cnt_q[c];
+      if (reg_raddr_i == rocesec_pkg::RegCountBase + 16'(4 * c)) reg_rdata_o = cnt_q[c];
     end
   end
 
@@ -218,11 +259,11 @@ module rocesec_protect_key
   localparam int unsigned ViewB = 64;
 
   function automatic logic [8*ViewB-1:0] view(logic [8*WinBytes-1:0] w, logic [7:0] off);
-    return (8*ViewB)'(w >> {off, 3'b000});
+    view = (8*ViewB)'(w >> {off, 3'b000});
   endfunction
 
   function automatic logic [15:0] be16(logic [8*ViewB-1:0] v, int unsigned i);
-    return {v[8*i +: 8], v[8*(i+1) +: 8]};
+    be16 = {v[8*i +: 8], v[8*(i+1) +: 8]};
   endfunction
 
   /////////////////////////
@@ -235,7 +276,7 @@ module rocesec_protect_key
 
   state_e                state_q;
   /* verilator lint_off UNUSEDSIGNAL */
-  roce_desc_t            d_q;      // read field by field
+  roce_parse_pkg::roce_desc_t            d_q;      // read field by field
   /* verilator lint_on UNUSEDSIGNAL */
   logic [8*WinBytes-1:0] w_q;
 
@@ -261,13 +302,58 @@ module rocesec_protect_key
   logic [$clog2(NumQps)-1:0] dec_qp_idx, qp_idx_q;
   logic         dec_write_first, write_first_q;
 
+  // Table lookups of the packet under work (d_q).
+  /* verilator lint_off UNUSEDSIGNAL */
+  policy_t sel_pol;    // read field by field
+  txqp_t   sel_st;
+  pdslot_t sel_pd;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic    sel_qp_found;
+  logic    sel_qp_free_found;
+  logic [$clog2(NumQps)-1:0] sel_qp_idx;
+
+  always_comb begin
+    logic [$clog2(NumQps)-1:0] free_idx;
+    logic                      pol_hit;
+    sel_pol = dflt_q;
+    pol_hit = 1'b0;
+    for (int i = 0; i < NumPolicies; i++) begin
+      if (!pol_hit && pol_match[i]) begin
+        sel_pol = pol_flat[i];
+        pol_hit = 1'b1;
+      end
+    end
+    free_idx          = '0;
+    sel_qp_free_found = 1'b0;
+    for (int q = NumQps - 1; q >= 0; q--) begin
+      if (qp_free_v[q]) begin
+        free_idx          = q[$clog2(NumQps)-1:0];
+        sel_qp_free_found = 1'b1;
+      end
+    end
+    sel_qp_found = 1'b0;
+    sel_qp_idx   = free_idx;
+    sel_st       = '0;
+    for (int q = 0; q < NumQps; q++) begin
+      if (!sel_qp_found && qp_match[q]) begin
+        sel_qp_found = 1'b1;
+        sel_qp_idx   = q[$clog2(NumQps)-1:0];
+        sel_st       = qps_flat[q];
+      end
+    end
+    if (!sel_qp_found) begin
+      sel_st         = '0;
+      sel_st.next_pn = 49'd1;
+      sel_st.epoch   = sel_pol.epoch;
+    end
+    sel_pd = '0;
+    for (int j = NumPdSlots - 1; j >= 0; j--) begin
+      if (pd_match[j]) sel_pd = pds_flat[j];
+    end
+  end
+
   /* verilator lint_off UNUSEDSIGNAL */
   always_comb begin
-    policy_t     pol;
-    logic        pol_hit;
-    logic        qp_free_found;
-    logic [$clog2(NumQps)-1:0] qp_free;
-    txqp_t       st;
     logic        pd_hit;
     logic        target;
     logic [63:0] va;
@@ -286,13 +372,13 @@ module rocesec_protect_key
     logic [8*ViewB-1:0] udpv;
 
     dec_protect     = 1'b0;
-    dec_reason      = ReasonOk;
-    dec_fwd         = FwdProcessed;
-    dec_mode        = ModeBypass;
+    dec_reason      = rocesec_pkg::ReasonOk;
+    dec_fwd         = rocesec_pkg::FwdProcessed;
+    dec_mode        = rocesec_pkg::ModeBypass;
     dec_pn          = 49'd1;
     dec_epoch       = 8'd0;
     dec_salt        = 24'd0;
-    dec_level       = LevelQp;
+    dec_level       = rocesec_pkg::LevelQp;
     dec_pd          = 32'd0;
     dec_pdkey       = 128'h0;
     dec_tag         = '0;
@@ -300,55 +386,16 @@ module rocesec_protect_key
     dec_qp_idx      = '0;
     dec_write_first = 1'b0;
 
-    // policy lookup (dest GID, dest QPN)
-    pol     = dflt_q;
-    pol_hit = 1'b0;
-    for (int i = 0; i < NumPolicies; i++) begin
-      if (!pol_hit && pol_q[i].valid && pol_q[i].gid == d_q.dest_gid &&
-          pol_q[i].qpn == d_q.dest_qp) begin
-        pol     = pol_q[i];
-        pol_hit = 1'b1;
-      end
-    end
+    dec_qp_found = sel_qp_found;
+    dec_qp_idx   = sel_qp_idx;
+    pd_hit       = |pd_match;
+    dec_pdkey    = sel_pd.key;
 
-    // TX QP state lookup and free slot
-    st            = '0;
-    qp_free       = '0;
-    qp_free_found = 1'b0;
-    for (int q = NumQps - 1; q >= 0; q--) begin
-      if (!qps_q[q].valid) begin
-        qp_free       = q[$clog2(NumQps)-1:0];
-        qp_free_found = 1'b1;
-      end
-    end
-    for (int q = 0; q < NumQps; q++) begin
-      if (!dec_qp_found && qps_q[q].valid && qps_q[q].gid == d_q.dest_gid &&
-          qps_q[q].qpn == d_q.dest_qp) begin
-        dec_qp_found = 1'b1;
-        dec_qp_idx   = q[$clog2(NumQps)-1:0];
-        st           = qps_q[q];
-      end
-    end
-    if (!dec_qp_found) begin
-      dec_qp_idx = qp_free;
-      st.next_pn = 49'd1;
-      st.epoch   = pol.epoch;
-    end
-
-    dec_pn    = st.next_pn;
-    dec_epoch = st.epoch;
-    dec_pd    = pol.pd;
-    dec_mode  = pol.mode;
-    dec_salt  = (d_q.service == SvcUd) ? d_q.src_qp : pol.gen;
-
-    // PD key slot
-    pd_hit = 1'b0;
-    for (int j = 0; j < NumPdSlots; j++) begin
-      if (!pd_hit && pds_q[j].valid && pds_q[j].pd == pol.pd && pds_q[j].epoch == st.epoch) begin
-        pd_hit    = 1'b1;
-        dec_pdkey = pds_q[j].key;
-      end
-    end
+    dec_pn    = sel_st.next_pn;
+    dec_epoch = sel_st.epoch;
+    dec_pd    = sel_pol.pd;
+    dec_mode  = sel_pol.mode;
+    dec_salt  = (d_q.service == roce_parse_pkg::SvcUd) ? d_q.src_qp : sel_pol.gen;
 
     // target range: smallest level whose node holds [va, va + max(len, 1))
     target = d_q.has_reth || d_q.has_atomic;
@@ -363,13 +410,13 @@ module rocesec_protect_key
     index  = (lvl + 7'd12 >= 7'd64) ? 64'h0 : (va >> (lvl + 7'd12));
 
     low   = d_q.opcode[4:0];
-    wcont = (d_q.service == SvcRc || d_q.service == SvcUc || d_q.service == SvcXrc) &&
+    wcont = (d_q.service == roce_parse_pkg::SvcRc || d_q.service == roce_parse_pkg::SvcUc || d_q.service == roce_parse_pkg::SvcXrc) &&
             (low >= 5'h07 && low <= 5'h09);
-    dec_write_first = (d_q.service == SvcRc || d_q.service == SvcUc ||
-                       d_q.service == SvcXrc) && (low == 5'h06);
+    dec_write_first = (d_q.service == roce_parse_pkg::SvcRc || d_q.service == roce_parse_pkg::SvcUc ||
+                       d_q.service == roce_parse_pkg::SvcXrc) && (low == 5'h06);
 
-    dec_tag.pd    = pol.pd;
-    dec_tag.epoch = st.epoch;
+    dec_tag.pd    = sel_pol.pd;
+    dec_tag.epoch = sel_st.epoch;
     dec_tag.gid   = d_q.dest_gid;
     if (target) begin
       dec_tag.typ   = KtNode;
@@ -379,46 +426,46 @@ module rocesec_protect_key
       dec_level     = lvl[5:0];
     end else if (wcont) begin
       dec_tag.typ   = KtNode;
-      dec_tag.a     = st.cont_rkey;
-      dec_tag.b     = {18'h0, st.cont_level};
-      dec_tag.index = st.cont_index;
-      dec_level     = st.cont_level;
+      dec_tag.a     = sel_st.cont_rkey;
+      dec_tag.b     = {18'h0, sel_st.cont_level};
+      dec_tag.index = sel_st.cont_index;
+      dec_level     = sel_st.cont_level;
     end else begin
       dec_tag.typ   = KtQp;
       dec_tag.a     = {8'h0, d_q.dest_qp};
       dec_tag.b     = dec_salt;
-      dec_level     = LevelQp;
+      dec_level     = rocesec_pkg::LevelQp;
     end
 
     // new lengths (overflow → emit::insert fails → malformed)
     ipv         = view(w_q, d_q.ip_off);
     udpv        = view(w_q, d_q.udp_off);
-    ip_len_new  = {1'b0, d_q.ipv6 ? be16(ipv, 4) : be16(ipv, 2)} + 17'(Overhead);
-    udp_len_new = {1'b0, be16(udpv, 4)} + 17'(Overhead);
+    ip_len_new  = {1'b0, d_q.ipv6 ? be16(ipv, 4) : be16(ipv, 2)} + 17'(rocesec_pkg::Overhead);
+    udp_len_new = {1'b0, be16(udpv, 4)} + 17'(rocesec_pkg::Overhead);
 
     // classification, in the order of Protector::protect and select_tx
-    if (d_q.kind == KindNotRoce) begin
-      dec_fwd = FwdNotRoce;
-    end else if (d_q.kind != KindRoce) begin
-      dec_reason = ReasonMalformed;
-    end else if (d_q.service == SvcCnp) begin
-      dec_fwd = FwdCnp;
+    if (d_q.kind == roce_parse_pkg::KindNotRoce) begin
+      dec_fwd = rocesec_pkg::FwdNotRoce;
+    end else if (d_q.kind != roce_parse_pkg::KindRoce) begin
+      dec_reason = rocesec_pkg::ReasonMalformed;
+    end else if (d_q.service == roce_parse_pkg::SvcCnp) begin
+      dec_fwd = rocesec_pkg::FwdCnp;
     end else if (d_q.sec_valid) begin
-      dec_reason = ReasonMalformed;
-    end else if (pol.mode == ModeBypass) begin
-      dec_fwd = FwdBypass;
-    end else if (!dec_qp_found && !qp_free_found) begin
-      dec_reason = ReasonUnknownKey;  // hardware limit: QP state table full
-    end else if (st.next_pn[48]) begin
-      dec_reason = ReasonPnExhausted;  // next_pn > PN_MAX
+      dec_reason = rocesec_pkg::ReasonMalformed;
+    end else if (sel_pol.mode == rocesec_pkg::ModeBypass) begin
+      dec_fwd = rocesec_pkg::FwdBypass;
+    end else if (!dec_qp_found && !sel_qp_free_found) begin
+      dec_reason = rocesec_pkg::ReasonUnknownKey;  // hardware limit: QP state table full
+    end else if (sel_st.next_pn[48]) begin
+      dec_reason = rocesec_pkg::ReasonPnExhausted;  // next_pn > PN_MAX
     end else if (target && sum[64]) begin
-      dec_reason = ReasonOutOfRange;
-    end else if (!target && wcont && !st.cont_valid) begin
-      dec_reason = ReasonUnknownKey;
+      dec_reason = rocesec_pkg::ReasonOutOfRange;
+    end else if (!target && wcont && !sel_st.cont_valid) begin
+      dec_reason = rocesec_pkg::ReasonUnknownKey;
     end else if (!pd_hit) begin
-      dec_reason = ReasonUnknownKey;  // hardware limit: no PD key slot for (pd, epoch)
+      dec_reason = rocesec_pkg::ReasonUnknownKey;  // hardware limit: no PD key slot for (pd, epoch)
     end else if (ip_len_new[16] || udp_len_new[16]) begin
-      dec_reason = ReasonMalformed;
+      dec_reason = rocesec_pkg::ReasonMalformed;
     end else begin
       dec_protect = 1'b1;
     end
@@ -431,6 +478,9 @@ module rocesec_protect_key
 
   logic         kc_hit;
   logic [127:0] kc_key, kc_h;
+  /* verilator lint_off UNUSEDSIGNAL */
+  kcache_t      kc_e, mr_e;
+  /* verilator lint_on UNUSEDSIGNAL */
   logic         mr_hit;
   logic [127:0] mr_key;
   ktag_t        mr_tag;
@@ -440,22 +490,20 @@ module rocesec_protect_key
     mr_tag.typ   = KtMr;
     mr_tag.b     = '0;
     mr_tag.index = '0;
-    kc_hit = 1'b0;
-    kc_key = '0;
-    kc_h   = '0;
-    mr_hit = 1'b0;
-    mr_key = '0;
+  end
+
+  always_comb begin
+    kc_hit = |kc_match;
+    mr_hit = |mr_match;
+    kc_e   = '0;
+    mr_e   = '0;
     for (int c = 0; c < NumCache; c++) begin
-      if (kc_q[c].valid && kc_q[c].tag == tag_q) begin
-        kc_hit = 1'b1;
-        kc_key = kc_q[c].key;
-        kc_h   = kc_q[c].h;
-      end
-      if (kc_q[c].valid && kc_q[c].tag == mr_tag) begin
-        mr_hit = 1'b1;
-        mr_key = kc_q[c].key;
-      end
+      if (kc_match[c]) kc_e = kc_flat[c];
+      if (mr_match[c]) mr_e = kc_flat[c];
     end
+    kc_key = kc_e.key;
+    kc_h   = kc_e.h;
+    mr_key = mr_e.key;
   end
 
   // KDF messages: [1]_32 ‖ Label ‖ 0x00 ‖ Context ‖ [128]_32 (docs/key-hierarchy.md)
@@ -551,7 +599,7 @@ module rocesec_protect_key
     logic [16:0]        tl;      // carry: overflow is rejected by the decision
     /* verilator lint_on UNUSEDSIGNAL */
     v  = view(w_q, d_q.ip_off);
-    tl = {1'b0, be16(v, 2)} + 17'(Overhead);
+    tl = {1'b0, be16(v, 2)} + 17'(rocesec_pkg::Overhead);
     s  = 32'h0;
     for (int j = 0; j < 30; j++) begin
       wd = be16(v, 2 * j);
@@ -564,7 +612,7 @@ module rocesec_protect_key
     ipv4_csum = ~s[15:0];
   end
 
-  job_t job;
+  rocesec_pkg::job_t job;
 
   always_comb begin
     logic [63:0]  sechdr;
@@ -574,8 +622,8 @@ module rocesec_protect_key
     logic [7:0]   o;
     ipv    = view(w_q, d_q.ip_off);
     udpv   = view(w_q, d_q.udp_off);
-    ipl    = (d_q.ipv6 ? be16(ipv, 4) : be16(ipv, 2)) + 16'(Overhead);
-    udpl   = be16(udpv, 4) + 16'(Overhead);
+    ipl    = (d_q.ipv6 ? be16(ipv, 4) : be16(ipv, 2)) + 16'(rocesec_pkg::Overhead);
+    udpl   = be16(udpv, 4) + 16'(rocesec_pkg::Overhead);
     sechdr = {mode_q, level_q, epoch_q, pn_q};
     job         = '0;
     job.protect = dec_protect_q;
@@ -590,7 +638,7 @@ module rocesec_protect_key
     job.ip_off  = d_q.ip_off;
     job.udp_off = d_q.udp_off;
     job.bth_off = d_q.bth_off;
-    for (int i = 0; i < OHdrBytes; i++) begin
+    for (int i = 0; i < rocesec_pkg::OHdrBytes; i++) begin
       o = 8'(i);
       job.ohdr[8*i +: 8] = (i < WinBytes) ? w_q[8*i +: 8] : 8'h00;
       if (d_q.ipv6) begin
@@ -622,8 +670,8 @@ module rocesec_protect_key
   assign fin_ready_o = (state_q == StFinal);
 
   always_comb begin
-    if (fin_kind_i == KindMalformed)                  fin_reason = ReasonMalformed;
-    else if (fin_kind_i == KindRoce && !fin_icrc_ok_i) fin_reason = ReasonBadIcrc;
+    if (fin_kind_i == roce_parse_pkg::KindMalformed)                  fin_reason = rocesec_pkg::ReasonMalformed;
+    else if (fin_kind_i == roce_parse_pkg::KindRoce && !fin_icrc_ok_i) fin_reason = rocesec_pkg::ReasonBadIcrc;
     else                                              fin_reason = dec_reason_q;
   end
 
@@ -653,14 +701,10 @@ module rocesec_protect_key
       done_valid_o  <= 1'b0;
       done_reason_o <= '0;
       done_fwd_o    <= '0;
-      for (int c = 0; c < NumCache; c++) kc_q[c] <= '0;
       for (int c = 0; c < 24; c++) cnt_q[c] <= '0;
     end else begin
       done_valid_o <= 1'b0;
       kdf_first_q  <= 1'b0;
-      if (pd_write) begin
-        for (int c = 0; c < NumCache; c++) kc_q[c].valid <= 1'b0;
-      end
       unique case (state_q)
         StIdle: begin
           if (hdr_valid_i) begin
@@ -702,7 +746,6 @@ module rocesec_protect_key
         StKdfMr: begin
           if (kdf_done) begin
             mr_key_q            <= kdf_key;
-            kc_q[kc_next_q]     <= {1'b1, mr_tag, kdf_key, 128'h0};
             kc_next_q           <= kc_next_q + 1'b1;
             kdf_first_q         <= 1'b1;
             state_q             <= StKdfNode;
@@ -712,7 +755,6 @@ module rocesec_protect_key
           if (kdf_done) begin
             key_q           <= kdf_key;
             h_q             <= kdf_h;
-            kc_q[kc_next_q] <= {1'b1, tag_q, kdf_key, kdf_h};
             kc_next_q       <= kc_next_q + 1'b1;
             state_q         <= StJob;
           end
@@ -726,7 +768,7 @@ module rocesec_protect_key
             done_reason_o <= fin_reason;
             done_fwd_o    <= dec_fwd_q;
             cnt_q[0]      <= cnt_q[0] + 32'd1;
-            if (fin_reason != ReasonOk) begin
+            if (fin_reason != rocesec_pkg::ReasonOk) begin
               cnt_q[8 + fin_reason] <= cnt_q[8 + fin_reason] + 32'd1;
             end else begin
               cnt_q[1 + dec_fwd_q] <= cnt_q[1 + dec_fwd_q] + 32'd1;
@@ -752,8 +794,8 @@ module rocesec_protect_key
   txqp_t qp_wdata;
 
   always_comb begin
-    qp_we    = (state_q == StFinal) && fin_valid_i && fin_reason == ReasonOk && dec_protect_q;
-    qp_wdata = qps_q[qp_idx_q];
+    qp_we    = (state_q == StFinal) && fin_valid_i && fin_reason == rocesec_pkg::ReasonOk && dec_protect_q;
+    qp_wdata = qps_flat[qp_idx_q];
     if (!qp_found_q) begin
       qp_wdata            = '0;
       qp_wdata.valid      = 1'b1;
@@ -771,13 +813,52 @@ module rocesec_protect_key
   end
 
   for (genvar q = 0; q < NumQps; q++) begin : gen_qp
+    txqp_t e;
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
-        qps_q[q] <= '0;
+        e <= '0;
       end else if (qp_we && qp_idx_q == q[$clog2(NumQps)-1:0]) begin
-        qps_q[q] <= qp_wdata;
+        e <= qp_wdata;
       end
     end
+    assign qps_flat[q]  = e;
+    assign qp_match[q]  = e.valid && e.gid == d_q.dest_gid && e.qpn == d_q.dest_qp;
+    assign qp_free_v[q] = !e.valid;
+  end
+
+  // Derived-key cache: insert after each derivation (round robin), flush on a PD slot write.
+  logic    kc_we;
+  kcache_t kc_wdata;
+
+  always_comb begin
+    kc_we          = 1'b0;
+    kc_wdata       = '0;
+    kc_wdata.valid = 1'b1;
+    kc_wdata.key   = kdf_key;
+    if (state_q == StKdfMr && kdf_done) begin
+      kc_we        = 1'b1;
+      kc_wdata.tag = mr_tag;
+    end else if ((state_q == StKdfNode || state_q == StKdfQp) && kdf_done) begin
+      kc_we        = 1'b1;
+      kc_wdata.tag = tag_q;
+      kc_wdata.h   = kdf_h;
+    end
+  end
+
+  for (genvar c = 0; c < NumCache; c++) begin : gen_kc
+    kcache_t e;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        e <= '0;
+      end else if (kc_we && kc_next_q == c[$clog2(NumCache)-1:0]) begin
+        e <= kc_wdata;
+      end else if (pd_write) begin
+        e <= '0;
+      end
+    end
+    assign kc_flat[c]  = e;
+    assign kc_match[c] = e.valid && e.tag == tag_q;
+    assign mr_match[c] = e.valid && e.tag == mr_tag;
   end
 
   logic unused_sig;
