@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 use std::net::IpAddr;
 use std::path::PathBuf;
 
-use rocesec_cosim::rtl::roce_parse::{beats, kind, Desc, RoceParse};
+use rocesec_cosim::rtl::roce_parse::{beats, kind, Desc, RoceParse, PARSE_LATENCY};
 use rocesec_cosim::rtl::{seed, SplitMix64, Top};
 use rocesec_model::engine::Protector;
 use rocesec_model::keys::KeyFile;
@@ -181,6 +181,8 @@ fn run(dut: &mut RoceParse, frames: &[Vec<u8>], rng: &mut SplitMix64, idle: u64)
     let start = dut.cycles();
     let mut last_sent: Option<usize> = None;
     let mut drain = 0;
+    let mut step = 0u64;
+    let mut tlast_steps: VecDeque<u64> = VecDeque::new();
     while !queue.is_empty() || !pending.is_empty() {
         let send = !queue.is_empty() && !rng.chance(idle, 16);
         let beat = if send { queue.pop_front() } else { None };
@@ -190,7 +192,11 @@ fn run(dut: &mut RoceParse, frames: &[Vec<u8>], rng: &mut SplitMix64, idle: u64)
                 last_sent = Some(*i);
             }
         }
+        if beat.as_ref().is_some_and(|(_, b)| b.last) {
+            tlast_steps.push_back(step);
+        }
         let out = dut.step(beat.as_ref().map(|(_, b)| b));
+        step += 1;
         if let Some(h) = out.hdr {
             let i = *pending.front().expect("hdr pulse without a frame");
             let f = &frames[i];
@@ -200,6 +206,8 @@ fn run(dut: &mut RoceParse, frames: &[Vec<u8>], rng: &mut SplitMix64, idle: u64)
         }
         if let Some(d) = out.desc {
             let i = pending.pop_front().expect("descriptor without a frame");
+            let t = tlast_steps.pop_front().expect("descriptor without tlast");
+            assert_eq!(step - 1 - t, PARSE_LATENCY, "frame {i}: tlast to desc_valid_o latency");
             let f = &frames[i];
             if let Err(e) = check(f, &d) {
                 panic!(

@@ -12,7 +12,7 @@
 use std::net::IpAddr;
 use std::path::PathBuf;
 
-use rocesec_cosim::rtl::rocesec_protect::{OutFrame, RocesecProtect, Traffic};
+use rocesec_cosim::rtl::rocesec_protect::{reg, OutFrame, RocesecProtect, Traffic};
 use rocesec_cosim::rtl::{seed, SplitMix64, Top};
 use rocesec_model::engine::Protector;
 use rocesec_model::keys::{KeyFile, QpEntry, QpPolicy};
@@ -114,6 +114,14 @@ fn run_case(name: &str, keys: &KeyFile, frames: &[Vec<u8>], t: Traffic, seed_v: 
     let mut model = Protector::new(keys).unwrap();
     let (out, cycles) = dut.run(frames, t, &mut rng);
     let s = score(&mut model, frames, &out);
+    // counters (register read port) equal the model's
+    let c = &model.counters;
+    let mut want = vec![c.frames, c.processed, c.bypass, c.cnp, c.not_roce, 0, 0, 0];
+    want.extend_from_slice(&c.rejected);
+    for (i, w) in want.iter().enumerate() {
+        let got = dut.read(reg::COUNT + 4 * i as u16);
+        assert_eq!(u64::from(got), *w, "{name}: counter {i}");
+    }
     let in_beats = beats_of(frames);
     let out_beats: u64 = out.iter().map(|o| o.data.len().div_ceil(16) as u64).sum();
     eprintln!(

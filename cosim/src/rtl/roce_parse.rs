@@ -6,6 +6,10 @@
 
 use super::{Port, Sim, Top};
 
+/// Clock edges from the edge accepting tlast to `desc_valid_o` (mirrors
+/// `rocesec_pkg::ParseLatency`).
+pub const PARSE_LATENCY: u64 = 2;
+
 /// One AXI4-Stream beat: `data[i]` is tdata byte i (bits [8i+7:8i]), `keep` bit i its tkeep.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Beat {
