@@ -280,7 +280,8 @@ module rocesec_protect_key
   /* verilator lint_on UNUSEDSIGNAL */
   logic [8*WinBytes-1:0] w_q;
 
-  assign hdr_ready_o = (state_q == StIdle);
+  // The next header is taken in the cycle the current frame's verdict completes.
+  assign hdr_ready_o = (state_q == StIdle) || (state_q == StFinal && fin_valid_i);
   assign kdf_busy_o  = (state_q == StKdfMr) || (state_q == StKdfNode) || (state_q == StKdfQp);
 
   // Decision (registered in StDecide)
@@ -776,7 +777,12 @@ module rocesec_protect_key
             key_q   <= '0;
             h_q     <= '0;
             pdkey_q <= '0;
-            state_q <= StIdle;
+            if (hdr_valid_i) begin
+              d_q     <= hdr_desc_i;
+              state_q <= StDecide;
+            end else begin
+              state_q <= StIdle;
+            end
           end
         end
         default: state_q <= StIdle;
@@ -785,7 +791,7 @@ module rocesec_protect_key
   end
 
   always_ff @(posedge clk_i) begin
-    if (state_q == StIdle && hdr_valid_i) w_q <= hdr_win_i;
+    if (hdr_ready_o && hdr_valid_i) w_q <= hdr_win_i;
   end
 
   // TX QP state commit: a protected packet that leaves (model: Protector::protect commits
