@@ -31,17 +31,18 @@ fn run(dut: &mut GhashCore, packets: &[Packet], idle: u64, rng: &mut SplitMix64)
     let mut expect: VecDeque<(u16, Block, u64)> = VecDeque::new();
     let mut bad = 0usize;
     let mut edge = 0u64;
-    let mut check = |out: Option<(u16, Block)>, edge: u64, expect: &mut VecDeque<(u16, Block, u64)>| {
-        if let Some((tag, h)) = out {
-            let (etag, eh, due) = expect.pop_front().expect("unexpected hash");
-            assert_eq!(tag, etag, "order/sideband");
-            assert_eq!(edge, due, "latency");
-            if h != eh {
-                bad += 1;
+    let mut check =
+        |out: Option<(u16, Block)>, edge: u64, expect: &mut VecDeque<(u16, Block, u64)>| {
+            if let Some((tag, h)) = out {
+                let (etag, eh, due) = expect.pop_front().expect("unexpected hash");
+                assert_eq!(tag, etag, "order/sideband");
+                assert_eq!(edge, due, "latency");
+                if h != eh {
+                    bad += 1;
+                }
             }
-        }
-        assert!(expect.front().is_none_or(|e| e.2 >= edge), "missing hash");
-    };
+            assert!(expect.front().is_none_or(|e| e.2 >= edge), "missing hash");
+        };
     for (n, p) in packets.iter().enumerate() {
         for (i, b) in p.blocks.iter().enumerate() {
             while rng.chance(idle, 8) {
@@ -50,7 +51,13 @@ fn run(dut: &mut GhashCore, packets: &[Packet], idle: u64, rng: &mut SplitMix64)
                 check(out, edge, &mut expect);
             }
             let last = i + 1 == p.blocks.len();
-            let input = GhashIn { first: i == 0, last, tag: n as u16, data: *b, h: p.h };
+            let input = GhashIn {
+                first: i == 0,
+                last,
+                tag: n as u16,
+                data: *b,
+                h: p.h,
+            };
             if last {
                 expect.push_back((n as u16, expected(p), edge + lat));
             }
@@ -78,7 +85,10 @@ fn random_packets(rng: &mut SplitMix64, n: usize) -> Vec<Packet> {
                 0 => 1 + rng.below(3) as usize,
                 _ => 1 + rng.below(40) as usize,
             };
-            Packet { h, blocks: (0..len).map(|_| rng.block()).collect() }
+            Packet {
+                h,
+                blocks: (0..len).map(|_| rng.block()).collect(),
+            }
         })
         .collect()
 }
@@ -89,13 +99,21 @@ fn gcm_spec_test_case_2() {
     // f38cbb1ad69223dcc3457ae5b6b0f885 (McGrew & Viega, Appendix B).
     let p = Packet {
         h: hex!("66e94bd4ef8a2c3b884cfa59ca342b2e"),
-        blocks: vec![hex!("0388dace60b6a392f328c2b971b2fe78"), hex!("00000000000000000000000000000080")],
+        blocks: vec![
+            hex!("0388dace60b6a392f328c2b971b2fe78"),
+            hex!("00000000000000000000000000000080"),
+        ],
     };
     assert_eq!(expected(&p), hex!("f38cbb1ad69223dcc3457ae5b6b0f885"));
     for top in [Top::GhashCore1, Top::GhashCore2] {
         let mut dut = GhashCore::new(top);
         let mut rng = SplitMix64::new(2);
-        assert_eq!(run(&mut dut, std::slice::from_ref(&p), 0, &mut rng), 0, "{}", top.name());
+        assert_eq!(
+            run(&mut dut, std::slice::from_ref(&p), 0, &mut rng),
+            0,
+            "{}",
+            top.name()
+        );
     }
 }
 
@@ -106,10 +124,25 @@ fn random_packets_back_to_back_and_idle() {
     for top in [Top::GhashCore1, Top::GhashCore2] {
         let mut dut = GhashCore::new(top);
         let t = Instant::now();
-        assert_eq!(run(&mut dut, &packets, 0, &mut rng), 0, "{}: back to back", top.name());
+        assert_eq!(
+            run(&mut dut, &packets, 0, &mut rng),
+            0,
+            "{}: back to back",
+            top.name()
+        );
         let rate = dut.cycles() as f64 / t.elapsed().as_secs_f64();
         eprintln!("{}: {:.0} cycles/s", top.name(), rate);
-        assert_eq!(run(&mut dut, &packets, 2, &mut rng), 0, "{}: idle 1/4", top.name());
-        assert_eq!(run(&mut dut, &packets, 6, &mut rng), 0, "{}: idle 3/4", top.name());
+        assert_eq!(
+            run(&mut dut, &packets, 2, &mut rng),
+            0,
+            "{}: idle 1/4",
+            top.name()
+        );
+        assert_eq!(
+            run(&mut dut, &packets, 6, &mut rng),
+            0,
+            "{}: idle 3/4",
+            top.name()
+        );
     }
 }

@@ -14,7 +14,12 @@ use rocesec_cosim::rtl::{seed, SplitMix64, Top};
 use rocesec_model::ghash::{mul, Block};
 
 fn edge_operands() -> Vec<Block> {
-    let mut v = vec![[0u8; 16], [0xff; 16], hex!("80000000000000000000000000000000"), hex!("e1000000000000000000000000000000")];
+    let mut v = vec![
+        [0u8; 16],
+        [0xff; 16],
+        hex!("80000000000000000000000000000000"),
+        hex!("e1000000000000000000000000000000"),
+    ];
     for bit in 0..128 {
         let mut b = [0u8; 16];
         b[bit / 8] = 0x80 >> (bit % 8);
@@ -52,7 +57,10 @@ fn run(dut: &mut GhashMul, pairs: &[(Block, Block)], idle: u64, rng: &mut SplitM
                 bad += 1;
             }
         }
-        assert!(expect.front().is_none_or(|e| e.2 >= edge), "missing product");
+        assert!(
+            expect.front().is_none_or(|e| e.2 >= edge),
+            "missing product"
+        );
     }
     bad
 }
@@ -86,9 +94,19 @@ fn edge_and_random_operands() {
     for top in [Top::GhashMul1, Top::GhashMul2, Top::GhashMul3] {
         let mut dut = GhashMul::new(top);
         let t = Instant::now();
-        assert_eq!(run(&mut dut, &pairs, 0, &mut rng), 0, "{}: back to back", top.name());
+        assert_eq!(
+            run(&mut dut, &pairs, 0, &mut rng),
+            0,
+            "{}: back to back",
+            top.name()
+        );
         let rate = dut.cycles() as f64 / t.elapsed().as_secs_f64();
         eprintln!("{}: {:.0} cycles/s", top.name(), rate);
-        assert_eq!(run(&mut dut, &pairs, 3, &mut rng), 0, "{}: with idle cycles", top.name());
+        assert_eq!(
+            run(&mut dut, &pairs, 3, &mut rng),
+            0,
+            "{}: with idle cycles",
+            top.name()
+        );
     }
 }

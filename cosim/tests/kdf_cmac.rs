@@ -13,7 +13,8 @@ use rocesec_model::kdf::{aes_cmac, derive_key};
 #[test]
 fn sp800_38b_d1_aes128() {
     let key = hex!("2b7e151628aed2a6abf7158809cf4f3c");
-    let msg = hex!("6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e5130c81c46a35ce411");
+    let msg =
+        hex!("6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e5130c81c46a35ce411");
     let mut dut = KdfCmac::new(Top::KdfCmac128);
     for (len, tag) in [
         (0, hex!("bb1d6929e95937287fa37d129b756746")),
@@ -30,7 +31,8 @@ fn sp800_38b_d1_aes128() {
 #[test]
 fn sp800_38b_d3_aes256() {
     let key = hex!("603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4");
-    let msg = hex!("6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e5130c81c46a35ce411");
+    let msg =
+        hex!("6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e5130c81c46a35ce411");
     let mut dut = KdfCmac::new(Top::KdfCmac256);
     for (len, tag) in [
         (0, hex!("028962f61b7bf89efc6b551f4667d983")),

@@ -56,7 +56,12 @@ fn check_value() {
     for top in [Top::RoceIcrc1, Top::RoceIcrc4] {
         let mut dut = RoceIcrc::new(top);
         let mut rng = SplitMix64::new(3);
-        assert_eq!(run(&mut dut, &[b"123456789".to_vec()], 0, &mut rng), 0, "{}", top.name());
+        assert_eq!(
+            run(&mut dut, &[b"123456789".to_vec()], 0, &mut rng),
+            0,
+            "{}",
+            top.name()
+        );
     }
 }
 
@@ -85,8 +90,22 @@ fn random_lengths_all_tkeep() {
             })
             .collect();
         let t = Instant::now();
-        assert_eq!(run(&mut dut, &packets, 0, &mut rng), 0, "{}: back to back", top.name());
-        eprintln!("{}: {:.0} cycles/s", top.name(), dut.cycles() as f64 / t.elapsed().as_secs_f64());
-        assert_eq!(run(&mut dut, &packets, 3, &mut rng), 0, "{}: idle", top.name());
+        assert_eq!(
+            run(&mut dut, &packets, 0, &mut rng),
+            0,
+            "{}: back to back",
+            top.name()
+        );
+        eprintln!(
+            "{}: {:.0} cycles/s",
+            top.name(),
+            dut.cycles() as f64 / t.elapsed().as_secs_f64()
+        );
+        assert_eq!(
+            run(&mut dut, &packets, 3, &mut rng),
+            0,
+            "{}: idle",
+            top.name()
+        );
     }
 }

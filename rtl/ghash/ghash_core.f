@@ -1,3 +1,2 @@
 ghash_pkg.sv
-ghash_mul.sv
 ghash_core.sv

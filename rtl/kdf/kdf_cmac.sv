@@ -51,7 +51,9 @@ module kdf_cmac #(
 );
 
   localparam int unsigned MBytes = MaxMsgBytes + 8;       // [i]_32 || msg || [L]_32
-  localparam int unsigned MW     = 8 * MBytes;
+  localparam int unsigned NBlk   = (MBytes + 15) / 16;    // blocks of the longest M
+  localparam int unsigned QW     = 128 * NBlk;            // message store (msg || [L]_32 || 0..)
+  localparam int unsigned IdxW   = $clog2(NBlk + 1);
   localparam int unsigned LenW   = $clog2(MBytes + 1);
 
   if (KeyLen != 128 && KeyLen != 256) begin : gen_param_check
@@ -73,8 +75,8 @@ module kdf_cmac #(
   state_e            state_q;
   logic [KeyLen-1:0] key_q;
   logic              kdf_q, out256_q;
-  logic [MW-1:0]     msg_q;        // message of this counter value, consumed from the top
-  logic [MW-1:0]     msg_orig_q;   // message with counter field zero, for the next counter
+  logic [QW-1:0]     msg_q;        // msg || [L]_32 (KDF) at byte 0, zero padded
+  logic [IdxW-1:0]   blk_idx_q;    // index of the next block of M
   logic [LenW-1:0]   mlen_q;       // len(M) in bytes
   logic [LenW-1:0]   rem_q;        // bytes of M not yet consumed
   logic [1:0]        ctr_q;        // KBKDF counter i (1 or 2)
@@ -86,10 +88,9 @@ module kdf_cmac #(
   logic              aes_start, aes_busy, aes_done;
   logic [127:0]      aes_in, aes_out;
 
-  logic [8*MaxMsgBytes-1:0] msg_masked;
-  logic [MW-1:0]     msg_init;
+  logic [QW-1:0]     msg_init;
   logic [LenW-1:0]   mlen_init;
-  logic [31:0]       l_bits;
+  logic [QW+31:0]    msg_ext;      // [i]_32 || msg_q
   logic [127:0]      blk, blk_last;
   logic              is_last, complete;
 
@@ -97,26 +98,36 @@ module kdf_cmac #(
   // Request data //
   //////////////////
 
+  // msg_q byte b: message byte b below req_msg_len_i, else 0; in KDF mode [L]_32 follows the
+  // message (L = 128: byte len+3 = 0x80; L = 256: byte len+2 = 0x01). Per-byte decode, no shifter.
   always_comb begin
-    for (int b = 0; b < MaxMsgBytes; b++) begin
-      msg_masked[8 * MaxMsgBytes - 1 - 8 * b -: 8] =
-          (b < int'(req_msg_len_i)) ? req_msg_i[8 * MaxMsgBytes - 1 - 8 * b -: 8] : 8'h00;
+    for (int b = 0; b < QW / 8; b++) begin
+      logic [7:0] v;
+      v = (b < MaxMsgBytes && b < int'(req_msg_len_i)) ? req_msg_i[8 * MaxMsgBytes - 1 - 8 * ((b < MaxMsgBytes) ? b : 0) -: 8]
+                                                      : 8'h00;
+      if (req_kdf_i && !req_out256_i && b == int'(req_msg_len_i) + 3) v = v | 8'h80;
+      if (req_kdf_i &&  req_out256_i && b == int'(req_msg_len_i) + 2) v = v | 8'h01;
+      msg_init[QW - 1 - 8 * b -: 8] = v;
     end
   end
 
-  assign l_bits = req_out256_i ? 32'd256 : 32'd128;
-
-  // KDF: [i]_32 (filled in per counter) || msg || [L]_32 at byte 4 + len; CMAC: msg at the top.
-  assign msg_init = req_kdf_i
-      ? ({32'h0, msg_masked, 32'h0} | ({l_bits, {(MW - 32){1'b0}}} >> (8 * (4 + int'(req_msg_len_i)))))
-      : {msg_masked, 64'h0};
   assign mlen_init = req_kdf_i ? LenW'(req_msg_len_i) + LenW'(8) : LenW'(req_msg_len_i);
 
   ///////////////////
   // Message block //
   ///////////////////
 
-  assign blk      = msg_q[MW-1 -: 128];
+  // Block j of M: KDF M = [i]_32 || msg_q, so block j is bits [top - 128j] of msg_ext; CMAC
+  // M = msg_q, i.e. the same window 32 bits lower. Fixed offsets: a (2 NBlk):1 block mux.
+  assign msg_ext = {(kdf_q ? {30'h0, ctr_q} : 32'h0), msg_q};
+  always_comb begin
+    blk = '0;
+    for (int j = 0; j < NBlk; j++) begin
+      if (int'(blk_idx_q) == j) blk = kdf_q ? msg_ext[QW + 31 - 128 * j -: 128]
+                                            : msg_ext[QW - 1 - 128 * j -: 128];
+    end
+  end
+
   assign is_last  = (rem_q <= LenW'(16));
   assign complete = (rem_q == LenW'(16));
   // Last block: complete -> ^ K1; else pad 10* (byte rem_q = 0x80, rest already zero) and ^ K2.
@@ -154,7 +165,7 @@ module kdf_cmac #(
       kdf_q         <= 1'b0;
       out256_q      <= 1'b0;
       msg_q         <= '0;
-      msg_orig_q    <= '0;
+      blk_idx_q     <= '0;
       mlen_q        <= '0;
       rem_q         <= '0;
       ctr_q         <= 2'd1;
@@ -173,8 +184,8 @@ module kdf_cmac #(
             key_q      <= req_key_i;
             kdf_q      <= req_kdf_i;
             out256_q   <= req_out256_i;
-            msg_orig_q <= msg_init;
-            msg_q      <= req_kdf_i ? (msg_init | {32'd1, {(MW - 32){1'b0}}}) : msg_init;
+            msg_q      <= msg_init;
+            blk_idx_q  <= '0;
             mlen_q     <= mlen_init;
             rem_q      <= mlen_init;
             ctr_q      <= 2'd1;
@@ -202,19 +213,19 @@ module kdf_cmac #(
         StWait: begin
           if (aes_done) begin
             if (!is_last) begin
-              x_q     <= aes_out;
-              msg_q   <= msg_q << 128;
-              rem_q   <= rem_q - LenW'(16);
+              x_q       <= aes_out;
+              blk_idx_q <= blk_idx_q + IdxW'(1);
+              rem_q     <= rem_q - LenW'(16);
               state_q <= StBlock;
             end else begin
               // K(ctr) complete.
               if (ctr_q == 2'd1) rsp_key_o[255:128] <= aes_out;
               else               rsp_key_o[127:0]   <= aes_out;
               if (kdf_q && out256_q && ctr_q == 2'd1) begin
-                ctr_q   <= 2'd2;
-                x_q     <= '0;
-                msg_q   <= msg_orig_q | {32'd2, {(MW - 32){1'b0}}};
-                rem_q   <= mlen_q;
+                ctr_q     <= 2'd2;
+                x_q       <= '0;
+                blk_idx_q <= '0;
+                rem_q     <= mlen_q;
                 state_q <= StBlock;
               end else begin
                 state_q <= StRespond;

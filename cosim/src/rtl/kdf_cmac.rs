@@ -85,7 +85,8 @@ impl KdfCmac {
         self.sim.set_u64(self.req_valid, 1);
         self.sim.set_bytes(self.req_key, key);
         self.sim.set_u64(self.req_kdf, u64::from(op != KdfOp::Cmac));
-        self.sim.set_u64(self.req_out256, u64::from(op == KdfOp::Derive256));
+        self.sim
+            .set_u64(self.req_out256, u64::from(op == KdfOp::Derive256));
         self.sim.set_bytes(self.req_msg, &m);
         self.sim.set_u64(self.req_msg_len, msg.len() as u64);
         self.sim.tick();
