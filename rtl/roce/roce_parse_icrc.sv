@@ -107,6 +107,59 @@ module roce_parse_icrc #(
 
   localparam logic [31:0] StatePrefix = crc_prefix();  // after init and the masked LRH
 
+  // The same maps as constant GF(2) matrices, so that every output bit is one balanced XOR
+  // tree (shallow logic): crc_beat(c, d) = A c ^ B d, crc_unzero(s, n) = U_n s.
+  // Row o of A / B / U_n is the mask of input bits that output bit o depends on.
+  localparam int unsigned DW = 128 * LANES;
+
+  function automatic logic [32*32-1:0] mat_a();
+    logic [31:0] col;
+    for (int i = 0; i < 32; i++) begin
+      col = crc_beat(32'h1 << i, '0);
+      for (int o = 0; o < 32; o++) mat_a[32*o + i] = col[o];
+    end
+  endfunction
+
+  function automatic logic [32*DW-1:0] mat_b();
+    logic [31:0] col;
+    logic [DW-1:0] d;
+    for (int j = 0; j < DW; j++) begin
+      d = '0;
+      d[j] = 1'b1;
+      col = crc_beat(32'h0, d);
+      for (int o = 0; o < 32; o++) mat_b[DW*o + j] = col[o];
+    end
+  endfunction
+
+  function automatic logic [BeatBytes*32*32-1:0] mat_u();
+    logic [31:0] col;
+    for (int n = 0; n < BeatBytes; n++) begin
+      for (int i = 0; i < 32; i++) begin
+        col = crc_unzero(32'h1 << i, 8'(n));
+        for (int o = 0; o < 32; o++) mat_u[1024*n + 32*o + i] = col[o];
+      end
+    end
+  endfunction
+
+  localparam logic [32*32-1:0]           MatA = mat_a();
+  localparam logic [32*DW-1:0]           MatB = mat_b();
+  localparam logic [BeatBytes*1024-1:0]  MatU = mat_u();
+
+  function automatic logic [31:0] beat_fast(logic [31:0] c, logic [DW-1:0] d);
+    for (int o = 0; o < 32; o++) begin
+      beat_fast[o] = ^(c & MatA[32*o +: 32]) ^ ^(d & MatB[DW*o +: DW]);
+    end
+  endfunction
+
+  function automatic logic [31:0] unzero_fast(logic [31:0] c, logic [7:0] n);
+    unzero_fast = c;
+    for (int k = 0; k < BeatBytes; k++) begin
+      if (n == 8'(k)) begin
+        for (int o = 0; o < 32; o++) unzero_fast[o] = ^(c & MatU[1024*k + 32*o +: 32]);
+      end
+    end
+  endfunction
+
   /////////////
   // Stage 0 //
   /////////////
@@ -208,8 +261,8 @@ module roce_parse_icrc #(
 
   always_comb begin
     logic [31:0] init;
-    init    = s1_start_q ? crc_unzero(StatePrefix, s1_lead_q) : state_q;
-    state_d = crc_unzero(crc_beat(init, s1_data_q), s1_trail_q);
+    init    = s1_start_q ? unzero_fast(StatePrefix, s1_lead_q) : state_q;
+    state_d = unzero_fast(beat_fast(init, s1_data_q), s1_trail_q);
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin

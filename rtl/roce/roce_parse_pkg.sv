@@ -148,7 +148,9 @@ package roce_parse_pkg;
   } roce_desc_t;
 
   // $bits(roce_desc_t) (Yosys cannot take $bits of a type; checked against it under Verilator)
+  /* verilator lint_off UNUSEDPARAM */
   localparam int unsigned DescBits = 596;
+  /* verilator lint_on UNUSEDPARAM */
 
   ///////////////
   // Functions //
