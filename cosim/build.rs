@@ -139,6 +139,14 @@ const MODELS: &[Model] = &[
         params: &[("LANES", "1")],
         defines: &[],
     },
+    // The main job's proof that it can fail: one flipped S-box bit (rtl/aes/aes_pkg.sv).
+    Model {
+        name: "rocesec_protect_1_fault",
+        module: "rocesec_protect",
+        filelist: "top/rocesec_protect.f",
+        params: &[("LANES", "1")],
+        defines: &["FAULT_SBOX"],
+    },
 ];
 
 fn main() {

@@ -99,6 +99,7 @@ models! {
     KdfCmac128 => "kdf_cmac_128",
     KdfCmac256 => "kdf_cmac_256",
     RocesecProtect1 => "rocesec_protect_1",
+    RocesecProtect1Fault => "rocesec_protect_1_fault",
 }
 
 /// A port of a [`Model`]: index into the shim's port table and size in 32-bit words.

@@ -1,0 +1,349 @@
+//! The main job, `rocesec cosim`: real rxe captures through the golden model and the RTL, every
+//! byte, verdict and cycle compared.
+//!
+//! A *unit* is one capture in one protection mode at one lane count. Each unit runs in its own
+//! Verilator model instance (units run in parallel with rayon), in the capture's order, with
+//! seeded random input gaps and output backpressure. The scoreboard runs every frame through
+//! `rocesec_model::engine::Protector` and compares, per frame: the forward kind and rejection
+//! reason (`m_axis_tuser`), and every output byte. On the first mismatch of a unit the unit
+//! stops, and the report carries the packet, the first differing byte and the model's
+//! intermediates (key, IV, H, J0, GHASH states, keystream, tag); a repro pcap with that frame is
+//! written.
+
+use crate::rtl::rocesec_protect::{OutFrame, RocesecProtect, Traffic};
+use crate::rtl::{SplitMix64, Top};
+use rocesec_model::engine::Protector;
+use rocesec_model::keys::KeyFile;
+use rocesec_model::pcapio::{self, Record};
+use rocesec_model::sechdr::Mode;
+use rocesec_model::verdict::Forward;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// One capture in one mode.
+#[derive(Clone, Debug)]
+pub struct Unit {
+    /// Capture name (file stem).
+    pub name: String,
+    /// Frames of the capture.
+    pub frames: Vec<Vec<u8>>,
+    /// Protection mode forced on every QP.
+    pub mode: Mode,
+}
+
+/// The first disagreement of a unit.
+#[derive(Clone, Debug)]
+pub struct Mismatch {
+    /// Frame index in the capture.
+    pub index: usize,
+    /// Human-readable report: what differs and the model's intermediates.
+    pub report: String,
+    /// The input frame (for the repro pcap).
+    pub frame: Vec<u8>,
+}
+
+/// Result of one unit.
+#[derive(Clone, Debug, Default)]
+pub struct UnitResult {
+    /// Capture name.
+    pub name: String,
+    /// Mode.
+    pub mode: Option<Mode>,
+    /// Frames compared (up to and including a mismatch).
+    pub frames: u64,
+    /// Bytes in.
+    pub bytes_in: u64,
+    /// Bytes out.
+    pub bytes_out: u64,
+    /// Output beats.
+    pub beats_out: u64,
+    /// Frames that disagreed (0 or 1: a unit stops at its first mismatch).
+    pub mismatches: u64,
+    /// RTL cycles for the whole unit (first beat in to last beat out).
+    pub rtl_cycles: u64,
+    /// Per-frame RTL latency in cycles (first input beat accepted to last output beat).
+    pub latency: Vec<u64>,
+    /// (frame length, latency) pairs for the plot.
+    pub len_latency: Vec<(usize, u64)>,
+    /// Cycles the KDF was busy (derived-key cache misses).
+    pub kdf_cycles: u64,
+    /// The first mismatch, if any.
+    pub first: Option<Mismatch>,
+}
+
+fn fwd_code(f: Forward) -> u8 {
+    match f {
+        Forward::Processed => 0,
+        Forward::Bypass => 1,
+        Forward::Cnp => 2,
+        Forward::NotRoce => 3,
+    }
+}
+
+fn hexdump(b: &[u8]) -> String {
+    b.chunks(16)
+        .enumerate()
+        .map(|(i, c)| format!("    {:04x}  {}\n", i * 16, hex::encode(c)))
+        .collect()
+}
+
+/// Compare one RTL output frame with the model; `Err(report)` on disagreement.
+fn compare(model: &mut Protector, i: usize, f: &[u8], o: &OutFrame) -> Result<(), String> {
+    let explain = model.explain(f);
+    let reason = o.tuser & 0xF;
+    let fwd = (o.tuser >> 4) & 3;
+    let mut r = String::new();
+    match model.protect(f) {
+        Ok((kind, bytes)) => {
+            if (reason, fwd) != (0, fwd_code(kind)) {
+                let _ = writeln!(r, "frame {i}: verdict differs: model forwards ({kind:?}), RTL tuser = {:#04x}", o.tuser);
+            } else if bytes != o.data {
+                let d = bytes.iter().zip(&o.data).position(|(a, b)| a != b).unwrap_or(bytes.len().min(o.data.len()));
+                let _ = writeln!(
+                    r,
+                    "frame {i}: output differs at byte {d} (model {} bytes, RTL {} bytes): model {:02x?} RTL {:02x?}",
+                    bytes.len(),
+                    o.data.len(),
+                    bytes.get(d),
+                    o.data.get(d)
+                );
+                let _ = write!(r, "  model:\n{}  RTL:\n{}", hexdump(&bytes), hexdump(&o.data));
+            } else {
+                return Ok(());
+            }
+        }
+        Err(reason_m) => {
+            if reason == reason_m.code() {
+                return Ok(());
+            }
+            let _ = writeln!(r, "frame {i}: model rejects ({reason_m}), RTL tuser = {:#04x}", o.tuser);
+        }
+    }
+    let _ = write!(r, "  input frame ({} bytes):\n{}", f.len(), hexdump(f));
+    if let Some(e) = explain {
+        let _ = writeln!(r, "  model intermediates: SecHdr {:?}", e.sec);
+        let _ = writeln!(r, "    key   {}", hex::encode(e.key.bytes()));
+        let _ = writeln!(r, "    IV    {}", hex::encode(e.iv));
+        let _ = writeln!(r, "    H     {}", hex::encode(e.trace.h));
+        let _ = writeln!(r, "    J0    {}", hex::encode(e.trace.j0));
+        let _ = writeln!(r, "    AAD   {} bytes", e.aad.len());
+        for (k, g) in e.trace.ghash.iter().enumerate() {
+            let _ = writeln!(r, "    GHASH Y{:<3} {}", k + 1, hex::encode(g));
+        }
+        for (k, s) in e.trace.keystream.iter().enumerate() {
+            let _ = writeln!(r, "    keystream {k:<3} {}", hex::encode(s));
+        }
+        let _ = writeln!(r, "    E_K(J0) {}  tag {}", hex::encode(e.trace.ek_j0), hex::encode(e.trace.tag));
+    }
+    Err(r)
+}
+
+/// Run one unit on a fresh instance of the protect top `top`.
+pub fn run_unit(top: Top, keys: &KeyFile, unit: &Unit, seed: u64, traffic: Traffic) -> UnitResult {
+    let mut k = keys.clone();
+    k.force_mode(unit.mode);
+    let mut res = UnitResult { name: unit.name.clone(), mode: Some(unit.mode), ..UnitResult::default() };
+    let Ok(mut model) = Protector::new(&k) else {
+        res.mismatches = 1;
+        return res;
+    };
+    let mut dut = RocesecProtect::new(top);
+    dut.load_keys(&k);
+    let mut rng = SplitMix64::new(seed);
+    let (out, cycles) = dut.run(&unit.frames, traffic, &mut rng);
+    res.rtl_cycles = cycles;
+    res.kdf_cycles = dut.kdf_cycles;
+    for (i, (f, o)) in unit.frames.iter().zip(&out).enumerate() {
+        res.frames += 1;
+        res.bytes_in += f.len() as u64;
+        res.bytes_out += o.data.len() as u64;
+        res.beats_out += o.data.len().div_ceil(16) as u64;
+        let lat = o.last_cycle.saturating_sub(o.in_first_cycle);
+        res.latency.push(lat);
+        res.len_latency.push((f.len(), lat));
+        if let Err(report) = compare(&mut model, i, f, o) {
+            res.mismatches = 1;
+            res.first = Some(Mismatch { index: i, report, frame: f.clone() });
+            break;
+        }
+    }
+    res
+}
+
+/// Load captures as units, one per (capture, mode).
+///
+/// # Errors
+/// The capture that cannot be read, with the reason.
+pub fn units(paths: &[PathBuf], modes: &[Mode]) -> Result<Vec<Unit>, String> {
+    let mut v = Vec::new();
+    for p in paths {
+        let c = pcapio::read(p).map_err(|e| e.to_string())?;
+        let name = p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let frames: Vec<Vec<u8>> = c.into_iter().map(|r| r.data).collect();
+        for &m in modes {
+            v.push(Unit { name: name.clone(), frames: frames.clone(), mode: m });
+        }
+    }
+    Ok(v)
+}
+
+/// Write the frame of a mismatch to `dir/<name>.<mode>.repro.pcap`; returns the path.
+///
+/// # Errors
+/// I/O errors writing the file.
+pub fn write_repro(dir: &Path, r: &UnitResult) -> Result<Option<PathBuf>, String> {
+    let Some(m) = &r.first else {
+        return Ok(None);
+    };
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mode = r.mode.map_or("-", |m| m.name());
+    let p = dir.join(format!("{}.{mode}.repro.pcap", r.name));
+    pcapio::write(&p, &[Record::new(0, m.index as u32, m.frame.clone())]).map_err(|e| e.to_string())?;
+    Ok(Some(p))
+}
+
+/// Options of `rocesec cosim`.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Captures (default: the committed corpus).
+    pub pcaps: Vec<PathBuf>,
+    /// Modes to run.
+    pub modes: Vec<Mode>,
+    /// Stimulus seed.
+    pub seed: u64,
+    /// Worker threads (0: rayon's default).
+    pub jobs: usize,
+    /// Input idle / output stall probabilities in 1/16.
+    pub traffic: Traffic,
+    /// Where mismatch repro pcaps go.
+    pub repro_dir: PathBuf,
+    /// SVG plot of latency and throughput against packet size.
+    pub plot: Option<PathBuf>,
+    /// The verilated protect top (`Top::RocesecProtect1`; the fault-injected variant in tests).
+    pub top: Top,
+}
+
+fn stats(v: &[u64]) -> (u64, f64, u64) {
+    let min = v.iter().copied().min().unwrap_or(0);
+    let max = v.iter().copied().max().unwrap_or(0);
+    let mean = if v.is_empty() { 0.0 } else { v.iter().sum::<u64>() as f64 / v.len() as f64 };
+    (min, mean, max)
+}
+
+/// Run the main job and print the report; returns the number of mismatches.
+///
+/// # Errors
+/// A capture that cannot be read, or a failure writing the report, repro or plot.
+pub fn run(keys: &KeyFile, o: &Options, out: &mut dyn std::io::Write, err: &mut dyn std::io::Write) -> Result<u64, String> {
+    use indicatif::{ProgressBar, ProgressStyle};
+    use rayon::prelude::*;
+    let units = units(&o.pcaps, &o.modes)?;
+    let total_frames: u64 = units.iter().map(|u| u.frames.len() as u64).sum();
+    let pb = ProgressBar::new(total_frames);
+    pb.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} frames {msg}")
+            .map_err(|e| e.to_string())?
+            .progress_chars("=> "),
+    );
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(o.jobs).build().map_err(|e| e.to_string())?;
+    let t0 = std::time::Instant::now();
+    let results: Vec<UnitResult> = pool.install(|| {
+        units
+            .par_iter()
+            .enumerate()
+            .map(|(i, u)| {
+                let r = run_unit(o.top, keys, u, o.seed.wrapping_add(i as u64), o.traffic);
+                pb.inc(u.frames.len() as u64);
+                r
+            })
+            .collect()
+    });
+    pb.finish_and_clear();
+    let wall = t0.elapsed().as_secs_f64();
+    let io = |e: std::io::Error| e.to_string();
+    writeln!(
+        out,
+        "{:<40} {:<11} {:>6} {:>8} {:>4} {:>9} {:>9} {:>7} {:>7} {:>18}",
+        "capture", "mode", "pkts", "bytes", "mis", "RTL cyc", "model cyc", "err %", "beat/c", "lat min/mean/max"
+    )
+    .map_err(io)?;
+    let mut all_lat = Vec::new();
+    let (mut frames, mut bytes, mut cycles, mut beats, mut mism) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    for r in &results {
+        let (mn, mean, mx) = stats(&r.latency);
+        writeln!(
+            out,
+            "{:<40} {:<11} {:>6} {:>8} {:>4} {:>9} {:>9} {:>7} {:>7.3} {:>18}",
+            r.name,
+            r.mode.map_or("-", |m| m.name()),
+            r.frames,
+            r.bytes_in,
+            r.mismatches,
+            r.rtl_cycles,
+            "n/a",
+            "n/a",
+            r.beats_out as f64 / r.rtl_cycles.max(1) as f64,
+            format!("{mn}/{mean:.1}/{mx}")
+        )
+        .map_err(io)?;
+        frames += r.frames;
+        bytes += r.bytes_in;
+        cycles += r.rtl_cycles;
+        beats += r.beats_out;
+        mism += r.mismatches;
+        all_lat.extend_from_slice(&r.latency);
+        if let Some(m) = &r.first {
+            writeln!(err, "MISMATCH in {} ({}), frame {}:\n{}", r.name, r.mode.map_or("-", |m| m.name()), m.index, m.report)
+                .map_err(io)?;
+            if let Some(p) = write_repro(&o.repro_dir, r)? {
+                writeln!(err, "  repro pcap: {}", p.display()).map_err(io)?;
+            }
+        }
+    }
+    let (mn, mean, mx) = stats(&all_lat);
+    writeln!(
+        out,
+        "total: {} units, {frames} packets, {bytes} bytes, RTL {cycles} cycles ({:.2} M cycles/s simulated), \
+         {:.3} beats/cycle out, latency {mn}/{mean:.1}/{mx} cycles; model timing layer: n/a; \
+         Gb/s at Fmax: n/a (no top in docs/synthesis.md yet); wall {wall:.1} s",
+        results.len(),
+        cycles as f64 / wall.max(1e-9) / 1e6,
+        beats as f64 / cycles.max(1) as f64,
+    )
+    .map_err(io)?;
+    if let Some(p) = &o.plot {
+        plot(p, &results)?;
+        writeln!(out, "plot: {}", p.display()).map_err(io)?;
+    }
+    writeln!(out, "mismatches: {mism}").map_err(io)?;
+    Ok(mism)
+}
+
+/// Latency (cycles) against frame size, every frame of every unit, as an SVG scatter plot.
+fn plot(path: &Path, results: &[UnitResult]) -> Result<(), String> {
+    use plotters::prelude::*;
+    let pts: Vec<(i32, i32)> = results
+        .iter()
+        .flat_map(|r| r.len_latency.iter().map(|&(l, c)| (l as i32, c as i32)))
+        .collect();
+    let xmax = pts.iter().map(|p| p.0).max().unwrap_or(1) + 64;
+    let ymax = pts.iter().map(|p| p.1).max().unwrap_or(1) + 16;
+    let root = SVGBackend::new(path, (900, 500)).into_drawing_area();
+    let e = |e: &dyn std::fmt::Display| e.to_string();
+    root.fill(&WHITE).map_err(|x| e(&x))?;
+    let mut ch = ChartBuilder::on(&root)
+        .caption("rocesec protect (RTL, LANES=1): latency vs frame size", ("sans-serif", 18))
+        .margin(10)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0..xmax, 0..ymax)
+        .map_err(|x| e(&x))?;
+    ch.configure_mesh()
+        .x_desc("frame bytes")
+        .y_desc("cycles, first beat in to last beat out")
+        .draw()
+        .map_err(|x| e(&x))?;
+    ch.draw_series(pts.iter().map(|&p| Circle::new(p, 2, BLUE.filled()))).map_err(|x| e(&x))?;
+    root.present().map_err(|x| e(&x))?;
+    Ok(())
+}
