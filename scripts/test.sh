@@ -23,12 +23,15 @@ if [[ "${ROCESEC_SKIP_RIG:-0}" != 1 ]]; then
     python3 testbench/rxe-capture/check_corpus.py "$fresh"
 fi
 
-# 3. Every Rust test: model (vectors, engine, captures, fuzz), RTL co-simulation, host library
+# 3. RTL lint: verilator --lint-only -Wall on every top (rtl/**/<top>.f).
+bash scripts/lint.sh
+
+# 4. Every Rust test: model (vectors, engine, captures, fuzz), RTL co-simulation, host library
 #    with its libibverbs backend (host-lib/tests/vm.rs runs rocesec-host-demo on two rxe devices
 #    under qemu through the rig; ROCESEC_SKIP_RIG=1 skips it too).
 cargo test --workspace --release --no-fail-fast --features rocesec-host/verbs
 
-# 4. The model on the traffic just captured: protect → verify in all modes, byte-exact.
+# 5. The model on the traffic just captured: protect → verify in all modes, byte-exact.
 if compgen -G "$fresh/*.pcap" >/dev/null; then
     cargo run --release -q -p rocesec-cosim --bin rocesec -- roundtrip "$fresh"/*.pcap
 fi

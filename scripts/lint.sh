@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# `verilator --lint-only -Wall` on every RTL top, one top per file list (rtl/<block>/<top>.f,
+# entries relative to the list's folder). Exit non-zero on any warning or error.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root/rtl"
+fail=0 n=0
+for f in $(find . -name '*.f' | sort); do
+    dir=$(dirname "$f")
+    top=$(basename "$f" .f)
+    files=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$f" | sed "s|^|$dir/|")
+    # shellcheck disable=SC2086
+    if out=$(verilator --lint-only -Wall --top-module "$top" $files 2>&1); then
+        echo "lint ok   $top"
+    else
+        echo "lint FAIL $top"; echo "$out" | head -20; fail=$((fail + 1))
+    fi
+    n=$((n + 1))
+done
+echo "lint: $((n - fail)) passed, $fail failed"
+[ "$fail" -eq 0 ]
