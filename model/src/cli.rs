@@ -6,7 +6,7 @@
 //! including a capture file that is damaged part-way (the records before the damage are still
 //! processed and written).
 
-use crate::engine::{Protector, Verifier};
+use crate::engine::{Engine, Protector, QpState, Verifier};
 use crate::keys::{KeyFile, KeyFileError};
 use crate::pcapio::{self, Capture, Record};
 use crate::roce::{self, icrc, Frame};
@@ -268,6 +268,36 @@ fn finish(out: &mut dyn Write, what: &str, r: Option<bool>, c: &Counters) -> std
     })
 }
 
+/// Run one engine direction over a capture: build it from `keys`, step every record, write
+/// the output, print counters (the CLI's own truncated-record rejections included).
+fn direction<Q: QpState>(
+    keys: &KeyFile,
+    input: &Path,
+    output: &Path,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    what: &str,
+    step: fn(&mut Engine<Q>, &[u8]) -> crate::engine::Verdict,
+) -> std::io::Result<i32> {
+    let mut e = match Engine::<Q>::new(keys) {
+        Ok(e) => e,
+        Err(x) => {
+            writeln!(err, "error: {x}")?;
+            return Ok(EXIT_ERROR);
+        }
+    };
+    let mut extra = Counters::default();
+    let r = run(
+        input,
+        output,
+        err,
+        what,
+        |f| step(&mut e, f).map(|(_, d)| d),
+        |x| extra.count(&Err(x)),
+    )?;
+    finish(out, what, r, &e.counters.merged(&extra))
+}
+
 /// `rocesec protect`: protect every frame of `input` into `output`.
 ///
 /// # Errors
@@ -279,24 +309,7 @@ pub fn protect(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> std::io::Result<i32> {
-    let mut tx = match Protector::new(keys) {
-        Ok(t) => t,
-        Err(e) => {
-            writeln!(err, "error: {e}")?;
-            return Ok(EXIT_ERROR);
-        }
-    };
-    let mut extra = Counters::default();
-    let r = run(
-        input,
-        output,
-        err,
-        "protect",
-        |f| tx.protect(f).map(|(_, d)| d),
-        |x| extra.count(&Err(x)),
-    )?;
-    let c = tx.counters.merged(&extra);
-    finish(out, "protect", r, &c)
+    direction(keys, input, output, out, err, "protect", Protector::protect)
 }
 
 /// `rocesec verify`: verify every frame of `input`, writing the recovered plain frames.
@@ -310,24 +323,7 @@ pub fn verify(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> std::io::Result<i32> {
-    let mut rx = match Verifier::new(keys) {
-        Ok(t) => t,
-        Err(e) => {
-            writeln!(err, "error: {e}")?;
-            return Ok(EXIT_ERROR);
-        }
-    };
-    let mut extra = Counters::default();
-    let r = run(
-        input,
-        output,
-        err,
-        "verify",
-        |f| rx.verify(f).map(|(_, d)| d),
-        |x| extra.count(&Err(x)),
-    )?;
-    let c = rx.counters.merged(&extra);
-    finish(out, "verify", r, &c)
+    direction(keys, input, output, out, err, "verify", Verifier::verify)
 }
 
 /// Result of [`roundtrip`] on one capture in one mode.
