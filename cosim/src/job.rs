@@ -96,9 +96,17 @@ fn compare(model: &mut Protector, i: usize, f: &[u8], o: &OutFrame) -> Result<()
     match model.protect(f) {
         Ok((kind, bytes)) => {
             if (reason, fwd) != (0, fwd_code(kind)) {
-                let _ = writeln!(r, "frame {i}: verdict differs: model forwards ({kind:?}), RTL tuser = {:#04x}", o.tuser);
+                let _ = writeln!(
+                    r,
+                    "frame {i}: verdict differs: model forwards ({kind:?}), RTL tuser = {:#04x}",
+                    o.tuser
+                );
             } else if bytes != o.data {
-                let d = bytes.iter().zip(&o.data).position(|(a, b)| a != b).unwrap_or(bytes.len().min(o.data.len()));
+                let d = bytes
+                    .iter()
+                    .zip(&o.data)
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(bytes.len().min(o.data.len()));
                 let _ = writeln!(
                     r,
                     "frame {i}: output differs at byte {d} (model {} bytes, RTL {} bytes): model {:02x?} RTL {:02x?}",
@@ -107,7 +115,12 @@ fn compare(model: &mut Protector, i: usize, f: &[u8], o: &OutFrame) -> Result<()
                     bytes.get(d),
                     o.data.get(d)
                 );
-                let _ = write!(r, "  model:\n{}  RTL:\n{}", hexdump(&bytes), hexdump(&o.data));
+                let _ = write!(
+                    r,
+                    "  model:\n{}  RTL:\n{}",
+                    hexdump(&bytes),
+                    hexdump(&o.data)
+                );
             } else {
                 return Ok(());
             }
@@ -116,7 +129,11 @@ fn compare(model: &mut Protector, i: usize, f: &[u8], o: &OutFrame) -> Result<()
             if reason == reason_m.code() {
                 return Ok(());
             }
-            let _ = writeln!(r, "frame {i}: model rejects ({reason_m}), RTL tuser = {:#04x}", o.tuser);
+            let _ = writeln!(
+                r,
+                "frame {i}: model rejects ({reason_m}), RTL tuser = {:#04x}",
+                o.tuser
+            );
         }
     }
     let _ = write!(r, "  input frame ({} bytes):\n{}", f.len(), hexdump(f));
@@ -133,7 +150,12 @@ fn compare(model: &mut Protector, i: usize, f: &[u8], o: &OutFrame) -> Result<()
         for (k, s) in e.trace.keystream.iter().enumerate() {
             let _ = writeln!(r, "    keystream {k:<3} {}", hex::encode(s));
         }
-        let _ = writeln!(r, "    E_K(J0) {}  tag {}", hex::encode(e.trace.ek_j0), hex::encode(e.trace.tag));
+        let _ = writeln!(
+            r,
+            "    E_K(J0) {}  tag {}",
+            hex::encode(e.trace.ek_j0),
+            hex::encode(e.trace.tag)
+        );
     }
     Err(r)
 }
@@ -142,7 +164,11 @@ fn compare(model: &mut Protector, i: usize, f: &[u8], o: &OutFrame) -> Result<()
 pub fn run_unit(top: Top, keys: &KeyFile, unit: &Unit, seed: u64, traffic: Traffic) -> UnitResult {
     let mut k = keys.clone();
     k.force_mode(unit.mode);
-    let mut res = UnitResult { name: unit.name.clone(), mode: Some(unit.mode), ..UnitResult::default() };
+    let mut res = UnitResult {
+        name: unit.name.clone(),
+        mode: Some(unit.mode),
+        ..UnitResult::default()
+    };
     let Ok(mut model) = Protector::new(&k) else {
         res.mismatches = 1;
         return res;
@@ -163,7 +189,11 @@ pub fn run_unit(top: Top, keys: &KeyFile, unit: &Unit, seed: u64, traffic: Traff
         res.len_latency.push((f.len(), lat));
         if let Err(report) = compare(&mut model, i, f, o) {
             res.mismatches = 1;
-            res.first = Some(Mismatch { index: i, report, frame: f.clone() });
+            res.first = Some(Mismatch {
+                index: i,
+                report,
+                frame: f.clone(),
+            });
             break;
         }
     }
@@ -178,10 +208,17 @@ pub fn units(paths: &[PathBuf], modes: &[Mode]) -> Result<Vec<Unit>, String> {
     let mut v = Vec::new();
     for p in paths {
         let c = pcapio::read(p).map_err(|e| e.to_string())?;
-        let name = p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = p
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let frames: Vec<Vec<u8>> = c.into_iter().map(|r| r.data).collect();
         for &m in modes {
-            v.push(Unit { name: name.clone(), frames: frames.clone(), mode: m });
+            v.push(Unit {
+                name: name.clone(),
+                frames: frames.clone(),
+                mode: m,
+            });
         }
     }
     Ok(v)
@@ -198,7 +235,8 @@ pub fn write_repro(dir: &Path, r: &UnitResult) -> Result<Option<PathBuf>, String
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mode = r.mode.map_or("-", |m| m.name());
     let p = dir.join(format!("{}.{mode}.repro.pcap", r.name));
-    pcapio::write(&p, &[Record::new(0, m.index as u32, m.frame.clone())]).map_err(|e| e.to_string())?;
+    pcapio::write(&p, &[Record::new(0, m.index as u32, m.frame.clone())])
+        .map_err(|e| e.to_string())?;
     Ok(Some(p))
 }
 
@@ -226,7 +264,11 @@ pub struct Options {
 fn stats(v: &[u64]) -> (u64, f64, u64) {
     let min = v.iter().copied().min().unwrap_or(0);
     let max = v.iter().copied().max().unwrap_or(0);
-    let mean = if v.is_empty() { 0.0 } else { v.iter().sum::<u64>() as f64 / v.len() as f64 };
+    let mean = if v.is_empty() {
+        0.0
+    } else {
+        v.iter().sum::<u64>() as f64 / v.len() as f64
+    };
     (min, mean, max)
 }
 
@@ -234,7 +276,12 @@ fn stats(v: &[u64]) -> (u64, f64, u64) {
 ///
 /// # Errors
 /// A capture that cannot be read, or a failure writing the report, repro or plot.
-pub fn run(keys: &KeyFile, o: &Options, out: &mut dyn std::io::Write, err: &mut dyn std::io::Write) -> Result<u64, String> {
+pub fn run(
+    keys: &KeyFile,
+    o: &Options,
+    out: &mut dyn std::io::Write,
+    err: &mut dyn std::io::Write,
+) -> Result<u64, String> {
     use indicatif::{ProgressBar, ProgressStyle};
     use rayon::prelude::*;
     let units = units(&o.pcaps, &o.modes)?;
@@ -245,7 +292,10 @@ pub fn run(keys: &KeyFile, o: &Options, out: &mut dyn std::io::Write, err: &mut 
             .map_err(|e| e.to_string())?
             .progress_chars("=> "),
     );
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(o.jobs).build().map_err(|e| e.to_string())?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(o.jobs)
+        .build()
+        .map_err(|e| e.to_string())?;
     let t0 = std::time::Instant::now();
     let results: Vec<UnitResult> = pool.install(|| {
         units
@@ -264,7 +314,16 @@ pub fn run(keys: &KeyFile, o: &Options, out: &mut dyn std::io::Write, err: &mut 
     writeln!(
         out,
         "{:<40} {:<11} {:>6} {:>8} {:>4} {:>9} {:>9} {:>7} {:>7} {:>18}",
-        "capture", "mode", "pkts", "bytes", "mis", "RTL cyc", "model cyc", "err %", "beat/c", "lat min/mean/max"
+        "capture",
+        "mode",
+        "pkts",
+        "bytes",
+        "mis",
+        "RTL cyc",
+        "model cyc",
+        "err %",
+        "beat/c",
+        "lat min/mean/max"
     )
     .map_err(io)?;
     let mut all_lat = Vec::new();
@@ -293,8 +352,15 @@ pub fn run(keys: &KeyFile, o: &Options, out: &mut dyn std::io::Write, err: &mut 
         mism += r.mismatches;
         all_lat.extend_from_slice(&r.latency);
         if let Some(m) = &r.first {
-            writeln!(err, "MISMATCH in {} ({}), frame {}:\n{}", r.name, r.mode.map_or("-", |m| m.name()), m.index, m.report)
-                .map_err(io)?;
+            writeln!(
+                err,
+                "MISMATCH in {} ({}), frame {}:\n{}",
+                r.name,
+                r.mode.map_or("-", |m| m.name()),
+                m.index,
+                m.report
+            )
+            .map_err(io)?;
             if let Some(p) = write_repro(&o.repro_dir, r)? {
                 writeln!(err, "  repro pcap: {}", p.display()).map_err(io)?;
             }
@@ -332,7 +398,10 @@ fn plot(path: &Path, results: &[UnitResult]) -> Result<(), String> {
     let e = |e: &dyn std::fmt::Display| e.to_string();
     root.fill(&WHITE).map_err(|x| e(&x))?;
     let mut ch = ChartBuilder::on(&root)
-        .caption("rocesec protect (RTL, LANES=1): latency vs frame size", ("sans-serif", 18))
+        .caption(
+            "rocesec protect (RTL, LANES=1): latency vs frame size",
+            ("sans-serif", 18),
+        )
         .margin(10)
         .x_label_area_size(40)
         .y_label_area_size(60)
@@ -343,7 +412,8 @@ fn plot(path: &Path, results: &[UnitResult]) -> Result<(), String> {
         .y_desc("cycles, first beat in to last beat out")
         .draw()
         .map_err(|x| e(&x))?;
-    ch.draw_series(pts.iter().map(|&p| Circle::new(p, 2, BLUE.filled()))).map_err(|x| e(&x))?;
+    ch.draw_series(pts.iter().map(|&p| Circle::new(p, 2, BLUE.filled())))
+        .map_err(|x| e(&x))?;
     root.present().map_err(|x| e(&x))?;
     Ok(())
 }

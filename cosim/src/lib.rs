@@ -1,4 +1,4 @@
 //! # rocesec-cosim — Verilator co-simulation of the rocesec RTL against the golden model
 #![warn(missing_docs)]
-pub mod rtl;
 pub mod job;
+pub mod rtl;

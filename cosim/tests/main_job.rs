@@ -31,9 +31,22 @@ fn options(top: Top, names: &[&str]) -> Options {
 
 #[test]
 fn rtl_agrees_with_the_model_on_real_captures() {
-    let o = options(Top::RocesecProtect1, &["verbs_rc_imm_mtu1024_v4", "verbs_ud_send_v6", "perftest_atomic_cas_v4"]);
+    let o = options(
+        Top::RocesecProtect1,
+        &[
+            "verbs_rc_imm_mtu1024_v4",
+            "verbs_ud_send_v6",
+            "perftest_atomic_cas_v4",
+        ],
+    );
     let mut out = Vec::new();
-    let n = job::run(&KeyFile::demo().unwrap(), &o, &mut out, &mut std::io::sink()).unwrap();
+    let n = job::run(
+        &KeyFile::demo().unwrap(),
+        &o,
+        &mut out,
+        &mut std::io::sink(),
+    )
+    .unwrap();
     let text = String::from_utf8(out).unwrap();
     assert_eq!(n, 0, "{text}");
     assert!(text.ends_with("mismatches: 0\n"), "{text}");
@@ -44,11 +57,20 @@ fn a_flipped_sbox_bit_in_the_rtl_is_caught_with_a_clear_report() {
     let o = options(Top::RocesecProtect1Fault, &["verbs_rc_send_mtu1024_v4"]);
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let n = job::run(&KeyFile::demo().unwrap(), &o, &mut out, &mut err).unwrap();
-    let (text, report) = (String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap());
+    let (text, report) = (
+        String::from_utf8(out).unwrap(),
+        String::from_utf8(err).unwrap(),
+    );
     assert_eq!(n, 3, "one mismatch per mode expected:\n{text}\n{report}");
     assert!(text.ends_with("mismatches: 3\n"));
-    assert!(report.contains("MISMATCH in verbs_rc_send_mtu1024_v4"), "{report}");
+    assert!(
+        report.contains("MISMATCH in verbs_rc_send_mtu1024_v4"),
+        "{report}"
+    );
     assert!(report.contains("differs"), "{report}");
-    assert!(report.contains("GHASH Y1") && report.contains("H     "), "{report}");
+    assert!(
+        report.contains("GHASH Y1") && report.contains("H     "),
+        "{report}"
+    );
     assert!(report.contains("repro pcap: "), "{report}");
 }

@@ -126,9 +126,18 @@ fn main() -> ExitCode {
         Cmd::Roundtrip { pcaps, k } => with_keys(&k, false, |keys| {
             cli::roundtrip_cmd(keys, &pcaps, k.mode, &mut out, &mut err)
         }),
-        Cmd::Cosim { pcaps, k, lanes, seed, jobs, plot } => {
-            with_keys(&k, false, |keys| cosim(keys, pcaps, k.mode, lanes, seed, jobs, plot, &mut out, &mut err))
-        }
+        Cmd::Cosim {
+            pcaps,
+            k,
+            lanes,
+            seed,
+            jobs,
+            plot,
+        } => with_keys(&k, false, |keys| {
+            cosim(
+                keys, pcaps, k.mode, lanes, seed, jobs, plot, &mut out, &mut err,
+            )
+        }),
     };
     match code {
         Ok(c) => ExitCode::from(c as u8),
@@ -155,10 +164,17 @@ fn cosim(
     err: &mut dyn std::io::Write,
 ) -> std::io::Result<i32> {
     if lanes != 1 {
-        writeln!(err, "error: --lanes {lanes}: only LANES = 1 tops are built so far")?;
+        writeln!(
+            err,
+            "error: --lanes {lanes}: only LANES = 1 tops are built so far"
+        )?;
         return Ok(cli::EXIT_ERROR);
     }
-    let pcaps = if pcaps.is_empty() { cli::default_corpus() } else { pcaps };
+    let pcaps = if pcaps.is_empty() {
+        cli::default_corpus()
+    } else {
+        pcaps
+    };
     let modes = match mode {
         Some(m) => vec![m],
         None => vec![Mode::HeaderAuth, Mode::PacketAuth, Mode::Aead],
