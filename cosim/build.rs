@@ -4,7 +4,9 @@
 //! `V<name>`, then the generated C++ is compiled with the `cc` crate (fast files at
 //! `ROCESEC_VSIM_OPT`, default -O2 even in dev builds; `__Slow`/`__Syms` at -O0), together with the
 //! per-top shim `csrc/<module>.cpp` (symbols prefixed `<name>_`). The Verilator runtime
-//! (`verilated.cpp`, `verilated_threads.cpp`) is compiled once.
+//! (`verilated.cpp`, `verilated_threads.cpp`) is compiled once. A model is rebuilt only when the
+//! contents of its sources, its shim, its parameters/defines or the environment below changed
+//! (stamp file `$OUT_DIR/<name>.stamp`), so editing one block does not re-verilate the others.
 //!
 //! Environment:
 //! - `VERILATOR`: the binary (default `verilator`); `VERILATOR_ROOT`: its root (default: asked
@@ -211,13 +213,47 @@ fn main() {
         b
     };
 
-    base(2)
-        .file(inc.join("verilated.cpp"))
-        .file(inc.join("verilated_threads.cpp"))
-        .compile("rocesec_verilated_rt");
+    // Verilator runtime, compiled once per Verilator installation.
+    let rt_stamp = format!("rt {} opt2", root.display());
+    if !fresh(
+        &out,
+        "rocesec_verilated_rt",
+        &rt_stamp,
+        &["rocesec_verilated_rt"],
+    ) {
+        base(2)
+            .file(inc.join("verilated.cpp"))
+            .file(inc.join("verilated_threads.cpp"))
+            .compile("rocesec_verilated_rt");
+        write_stamp(&out, "rocesec_verilated_rt", &rt_stamp);
+    }
 
     for m in MODELS {
         let mdir = out.join(m.name);
+        let sources = read_filelist(&rtl.join(m.filelist));
+        let shim = csrc.join(format!("{}.cpp", m.module));
+        let mut defines: Vec<&str> = m.defines.to_vec();
+        if fault == "sbox" && m.module.starts_with("aes") {
+            defines.push("FAULT_SBOX");
+        }
+        // Rebuild a model only when its inputs changed (sources, shim, parameters, defines).
+        let mut stamp = format!(
+            "{} {} {:?} {:?} opt={} root={}",
+            m.name,
+            m.module,
+            m.params,
+            defines,
+            opt,
+            root.display()
+        );
+        for f in sources.iter().chain([&shim, &csrc.join("shim.h")]) {
+            stamp.push_str(&format!(" {}:{:016x}", f.display(), content_hash(f)));
+        }
+        let libs = [format!("{}_fast", m.name), format!("{}_slow", m.name)];
+        let lib_refs: Vec<&str> = libs.iter().map(String::as_str).collect();
+        if fresh(&out, m.name, &stamp, &lib_refs) {
+            continue;
+        }
         let _ = fs::remove_dir_all(&mdir);
         let class = format!("V{}", m.name);
         let mut cmd = Command::new(&verilator);
@@ -240,14 +276,10 @@ fn main() {
         for (k, v) in m.params {
             cmd.arg(format!("-G{k}={v}"));
         }
-        let mut defines: Vec<&str> = m.defines.to_vec();
-        if fault == "sbox" && m.module.starts_with("aes") {
-            defines.push("FAULT_SBOX");
-        }
-        for d in defines {
+        for d in &defines {
             cmd.arg(format!("+define+{d}"));
         }
-        for f in read_filelist(&rtl.join(m.filelist)) {
+        for f in &sources {
             cmd.arg(f);
         }
         let st = cmd.status().expect("run verilator");
@@ -274,15 +306,42 @@ fn main() {
                 fast.file(&p);
             }
         }
-        fast.file(csrc.join(format!("{}.cpp", m.module)))
+        fast.file(&shim)
             .define("VTOP", class.as_str())
             .define("VTOP_H", format!("\"{class}.h\"").as_str())
             .define("PFX", m.name);
-        fast.compile(&format!("{}_fast", m.name));
-        slow.compile(&format!("{}_slow", m.name));
+        fast.compile(&libs[0]);
+        slow.compile(&libs[1]);
+        write_stamp(&out, m.name, &stamp);
     }
     println!("cargo:rustc-link-lib=stdc++");
     println!("cargo:rustc-link-lib=pthread");
+}
+
+/// Is the build of `name` (stamp file `<out>/<name>.stamp`) up to date with `stamp`, and do its
+/// static libraries exist? If so, tell cargo to link them as `cc` would have.
+fn fresh(out: &Path, name: &str, stamp: &str, libs: &[&str]) -> bool {
+    let ok = fs::read_to_string(out.join(format!("{name}.stamp"))).is_ok_and(|s| s == stamp)
+        && libs.iter().all(|l| out.join(format!("lib{l}.a")).exists());
+    if ok {
+        println!("cargo:rustc-link-search=native={}", out.display());
+        for l in libs {
+            println!("cargo:rustc-link-lib=static={l}");
+        }
+    }
+    ok
+}
+
+fn write_stamp(out: &Path, name: &str, stamp: &str) {
+    fs::write(out.join(format!("{name}.stamp")), stamp).expect("write build stamp");
+}
+
+/// FNV-1a of a file's contents (change detection only).
+fn content_hash(f: &Path) -> u64 {
+    let bytes = fs::read(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// Absolute paths of the sources named by a `.f` file list (one path per line, relative to the
