@@ -130,7 +130,6 @@ impl Engine<TxQp> {
         out[q.payload_off..q.payload_end].copy_from_slice(&payload);
         out[q.payload_end..q.payload_end + ICV_LEN].copy_from_slice(&icv);
         crate::roce::icrc::fix(&mut out, &q);
-        emit::fix_udp_checksum(&mut out, &q);
         // Commit state only for a packet that leaves.
         let st = self.qp(id);
         st.next_pn = pn + 1;
@@ -258,6 +257,12 @@ impl Engine<TxQp> {
             _ => (hdr, Vec::new()),
         };
         let trace = g.trace(&iv, &aad, &pt);
-        Some(Explain { sec, key, iv, aad, trace })
+        Some(Explain {
+            sec,
+            key,
+            iv,
+            aad,
+            trace,
+        })
     }
 }

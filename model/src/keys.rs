@@ -285,7 +285,9 @@ impl KeyFile {
         }
         let check24 = |what: &str, v: u32| {
             if v > 0xFF_FFFF {
-                Err(KeyFileError::Invalid(format!("{what} {v:#x} does not fit 24 bits")))
+                Err(KeyFileError::Invalid(format!(
+                    "{what} {v:#x} does not fit 24 bits"
+                )))
             } else {
                 Ok(())
             }
@@ -296,7 +298,10 @@ impl KeyFile {
             check24("qpn", q.qpn)?;
             check24("gen", q.policy.gen)?;
             if !seen.insert((gid_of(q.gid), q.qpn)) {
-                return Err(KeyFileError::Invalid(format!("qps: {} qpn {:#x} listed twice", q.gid, q.qpn)));
+                return Err(KeyFileError::Invalid(format!(
+                    "qps: {} qpn {:#x} listed twice",
+                    q.gid, q.qpn
+                )));
             }
         }
         let sec = k.secret()?;
@@ -584,7 +589,10 @@ mod tests {
         let e = "{ gid: 10.0.0.1, qpn: 0x22, mode: aead }";
         assert!(KeyFile::from_yaml(&q(e)).is_ok());
         assert!(KeyFile::from_yaml(&q("{ gid: 10.0.0.1, qpn: 0x1000022, mode: aead }")).is_err());
-        assert!(KeyFile::from_yaml(&q("{ gid: 10.0.0.1, qpn: 0x22, mode: aead, gen: 0x1000000 }")).is_err());
+        assert!(KeyFile::from_yaml(&q(
+            "{ gid: 10.0.0.1, qpn: 0x22, mode: aead, gen: 0x1000000 }"
+        ))
+        .is_err());
         assert!(KeyFile::from_yaml(&q(&format!("{e}, {e}"))).is_err());
         assert!(KeyFile::from_yaml(&good.replace("gen: 0 ", "gen: 0x1000000 ")).is_err());
     }

@@ -397,8 +397,35 @@ fn explain_reproduces_the_icv_without_changing_state() {
             let e = e.expect("protected frames have an explanation");
             assert_eq!(fw, Forward::Processed);
             let p = layout(&prot);
-            assert_eq!(Some(e.sec), p.sec, "{mode}: explain changed state or disagrees");
-            assert_eq!(&prot[p.payload_end..p.payload_end + 16], &e.trace.tag, "{mode}");
+            assert_eq!(
+                Some(e.sec),
+                p.sec,
+                "{mode}: explain changed state or disagrees"
+            );
+            assert_eq!(
+                &prot[p.payload_end..p.payload_end + 16],
+                &e.trace.tag,
+                "{mode}"
+            );
         }
+    }
+}
+
+/// Spec decision from the RTL work: a cut-through TX cannot recompute a UDP checksum (it precedes
+/// the payload), so the UDP checksum field is carried unchanged in both directions; the round
+/// trip stays byte-exact (rxe sends 0; the ICRC and the ICV cover the packet).
+#[test]
+fn a_non_zero_udp_checksum_is_carried_unchanged() {
+    let mut f = Builder::new(0x04, 9, &[0x11; 48]).build();
+    let p = layout(&f);
+    f[p.udp_off + 6] = 0xAB;
+    f[p.udp_off + 7] = 0xCD;
+    icrc::fix(&mut f, &p); // masked anyway; kept for clarity
+    for mode in MODES {
+        let (mut tx, mut rx) = pair(mode);
+        let (_, prot) = tx.protect(&f).expect("protect");
+        let q = layout(&prot);
+        assert_eq!(&prot[q.udp_off + 6..q.udp_off + 8], &[0xAB, 0xCD], "{mode}");
+        assert_eq!(rx.verify(&prot).map(|v| v.1), Ok(f.clone()), "{mode}");
     }
 }

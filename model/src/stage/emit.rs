@@ -1,9 +1,12 @@
-//! Stage `emit`: insert or strip the SecHdr and ICV, fix the IP and UDP lengths, the IPv4 header
-//! checksum and a non-zero UDP checksum, and regenerate the ICRC (IBTA Vol 1 Annex A17.8).
+//! Stage `emit`: insert or strip the SecHdr and ICV, fix the IP and UDP lengths and the IPv4
+//! header checksum, and regenerate the ICRC (IBTA Vol 1 Annex A17.8). The UDP checksum field is
+//! carried unchanged: RoCEv2 senders send 0 (rxe does), a cut-through engine cannot recompute a
+//! non-zero one (it precedes the payload), and the ICRC and the ICV cover the packet; the round
+//! trip restores the original, valid checksum.
 
 use crate::roce::{self, icrc, Frame, IpVersion, Packet, BTH_LEN, ICRC_LEN};
 use crate::sechdr::{SecHdr, ICV_LEN, OVERHEAD, SECHDR_LEN, TVER_PROTECTED};
-use etherparse::{Ipv4HeaderSlice, UdpHeader};
+use etherparse::Ipv4HeaderSlice;
 
 /// Build the protected frame from a plain one: BTH TVer = 1, SecHdr inserted after the BTH,
 /// `payload` (already transformed) in place of the plain payload, a zero ICV placeholder and a
@@ -36,9 +39,7 @@ pub fn strip(frame: &[u8], p: &Packet, payload: &[u8]) -> Option<Vec<u8>> {
     let Ok(Frame::Roce(q)) = roce::parse(&out) else {
         return None;
     };
-    // The ICRC masks the UDP checksum, the UDP checksum covers the ICRC: ICRC first.
     icrc::fix(&mut out, &q);
-    fix_udp_checksum(&mut out, &q);
     Some(out)
 }
 
@@ -66,38 +67,6 @@ fn fix_lengths(out: &mut [u8], p: &Packet, delta: i32) -> Option<()> {
     let l = add(u16::from_be_bytes([out[u + 4], out[u + 5]]), delta)?;
     out[u + 4..u + 6].copy_from_slice(&l.to_be_bytes());
     Some(())
-}
-
-/// Recompute the UDP checksum when the original carried one (RoCEv2 senders normally send 0,
-/// Annex A17.4.3; a non-zero checksum is kept valid).
-pub fn fix_udp_checksum(out: &mut [u8], p: &Packet) {
-    let u = p.udp_off;
-    if out[u + 6] == 0 && out[u + 7] == 0 {
-        return;
-    }
-    let hdr = UdpHeader {
-        source_port: u16::from_be_bytes([out[u], out[u + 1]]),
-        destination_port: u16::from_be_bytes([out[u + 2], out[u + 3]]),
-        length: u16::from_be_bytes([out[u + 4], out[u + 5]]),
-        checksum: 0,
-    };
-    let payload = &out[u + 8..p.end];
-    let ip = p.ip_off;
-    let c = match p.ip {
-        IpVersion::V4 => {
-            let s: [u8; 4] = out[ip + 12..ip + 16].try_into().unwrap_or_default();
-            let d: [u8; 4] = out[ip + 16..ip + 20].try_into().unwrap_or_default();
-            hdr.calc_checksum_ipv4_raw(s, d, payload)
-        }
-        IpVersion::V6 => {
-            let s: [u8; 16] = out[ip + 8..ip + 24].try_into().unwrap_or_default();
-            let d: [u8; 16] = out[ip + 24..ip + 40].try_into().unwrap_or_default();
-            hdr.calc_checksum_ipv6_raw(s, d, payload)
-        }
-    };
-    if let Ok(c) = c {
-        out[u + 6..u + 8].copy_from_slice(&c.to_be_bytes());
-    }
 }
 
 /// The invariant header AAD of a protected packet: masked IP/UDP/BTH, SecHdr, extended headers.
