@@ -1,2 +1,3 @@
 ghash_pkg.sv
+ghash_mul.sv
 ghash_core.sv

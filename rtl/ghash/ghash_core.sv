@@ -13,40 +13,29 @@
 //
 // Aggregation
 // -----------
-// The multiply takes L = MulStages clock stages, so the chain is split into L interleaved
-// streams (block i in stream (i-1) mod L): with e_i = min(L, n - i + 1),
-//   Y_n = XOR_i X_i * H^(n-i+1),   block i is multiplied as (X_i ^ P_{i-L}) * H^e_i,
-// where P_{i-L} is the product of block i-L of the same stream (zero for i <= L). For L = 2 only
-// the last block uses H^1 and every other block H^2, so the exponent is known from in_last_i
-// alone (no look-ahead, n need not be known in advance); H^2 is a squaring (linear, a shallow XOR
-// network) computed in the input stage, so an H change costs no cycle. Y_n = P_n ^ P_{n-1}.
-//
-// Datapath
-// --------
-// The multiply is the three-level Karatsuba of ghash_pkg (27 products of 16-bit operands). The
-// operand split is linear, ops(X ^ P) = ops(X) ^ ops(P), so it is taken out of the feedback loop:
-//   input stage : ops(X_i), ops(H), ops(H^2), one-hot feedback selects          (registered)
-//   stage A     : a = ops(X_i) ^ ops(P_{i-L}); 27 x clmul16(a, ops(H^e_i))       (registered)
-//   stage B     : P_i = reduce(combine(.)); per-stream registers <= P_i, ops(P_i)
-//   stage C     : out_hash_o <= P_n ^ P_{n-1} (from the stream registers)
-// The per-stream registers are written at the end of stage B, in time for block i+L entering
-// stage A back to back, so no bypass mux sits in the loop. (A first version fed X ^ P through a
-// bypass mux into ghash_mul: 74 MHz, then 92 MHz with registered selects.) MulStages = 1 merges
-// stages A and B (no product register).
+// The multiplier (ghash_mul) has MulStages cycles of latency, so the chain is split into L =
+// MulStages interleaved streams (block i in stream i mod L): with e_i = min(L, n - i + 1),
+//   Y_n = XOR_i X_i * H^(n-i+1) = XOR over streams of ((..(X_a * H^L ^ X_b) * H^L ..) ^ X_z) * H^e_z.
+// Block i enters the multiplier as (X_i ^ P_{i-L}) * H^e_i, where P_{i-L} is the product of block
+// i-L (zero for i <= L). For L = 2 only the last block uses H^1 and every other block H^2, so the
+// exponent is known from in_last_i alone and no look-ahead buffer is needed; H^2 is a squaring
+// (a linear XOR network) computed in the input stage, i.e. the H powers cost no extra cycle when
+// H changes. The final value is P_n ^ P_{n-1} (P_{n-1} = 0 for n = 1). Per-stream products are
+// held in registers, so idle cycles between blocks are allowed. Supported: MulStages = 1 or 2.
 //
 // Timing
 // ------
-// out_valid_o/out_hash_o are registered MulStages + 2 clock edges after the edge that accepted
-// the last block, counting that edge as 1 (4 for MulStages = 2, rocesec_pkg::GhashLatency). One block per clock, no stall,
-// back-to-back packets and arbitrary idle cycles allowed.
+// Input register (1) + multiplier (MulStages) + output register (1): out_valid_o rises
+// MulStages + 2 cycles after the clock edge that accepted the last block (4 for MulStages = 2).
+// Throughput one block per clock, no stall, back-to-back packets allowed.
 //
-// Reset: valid flags and everything derived from H (H powers, stream registers) are cleared.
+// Reset: valid flags, H, H^2 and the stream registers (all key-derived) are cleared.
 
 `resetall
 `default_nettype none
 
 module ghash_core #(
-  parameter int unsigned MulStages = 2,  // multiply stages = interleave factor (1 or 2)
+  parameter int unsigned MulStages = 2,  // multiplier pipeline depth = interleave factor (1 or 2)
   parameter int unsigned TagWidth  = 8   // sideband carried from the last block to the hash
 ) (
   input  wire logic                clk_i,
@@ -71,39 +60,41 @@ module ghash_core #(
   end
 
   localparam int unsigned L = MulStages;
+  localparam int unsigned MulTagW = TagWidth + 3;  // {tag, stream, first, last}
 
   /////////////
   // Signals //
   /////////////
 
-  // Input stage (block i)
+  // Input stage
   logic                in_valid_q, in_first_q, in_last_q, in_stream_q;
   logic [TagWidth-1:0] in_tag_q;
-  logic [431:0]        x_ops_q;            // Karatsuba operands of X_i
-  logic [431:0]        h_ops_q, h2_ops_q;  // of H and H^2 (polynomial order)
-  logic                sel0_q, sel1_q;     // XOR in stream register 0 / 1
-  logic                pos_q, pos_d;
-  logic                blk_nofb, blk_stream;
+  logic [127:0]        in_data_q;
+  logic [127:0]        h_q, h2_q;       // H and H^2 of the packet in the input stage
+  logic                pos_q;           // packet position so far: 0 = next block is X_2
+  logic                pos_d;
 
-  // Stage A
-  logic [431:0]        a_ops, b_ops;
-  logic [836:0]        prod_d;
+  // Multiplier
+  logic                mul_valid;
+  logic [MulTagW-1:0]  mul_tag_in, mul_tag;
+  logic [127:0]        mul_a, mul_b, mul_p;
+  logic                mo_stream, mo_first, mo_last;
+  logic [TagWidth-1:0] mo_tag;
 
-  // Stage B (block that finished stage A)
-  logic                b_valid, b_first, b_last, b_stream;
-  logic [TagWidth-1:0] b_tag;
-  logic [836:0]        b_prod;
-  logic [127:0]        b_p;                // P_i, polynomial order
-
-  // Stream registers: P and ops(P)
-  logic [127:0]        p_q     [2];
-  logic [431:0]        p_ops_q [2];
+  // Stream products P and feedback selects for the block in the input stage
+  logic [127:0]        fb_q [2];
+  logic                fb_sel_p_q, fb_sel_q0_q, fb_sel_q1_q;
+  logic                fb_bypass_d;
+  logic                ent_valid_q, ent_stream_q;  // block that entered the multiplier last cycle
 
   /////////////////
   // Input stage //
   /////////////////
 
-  // Position in the packet: blocks 1..L have no feedback; block i is in stream (i-1) mod L.
+  // Position within the packet: blocks 1 and 2 (1 only for L = 1) have no feedback; the stream of
+  // block i is (i - 1) mod L. pos_q counts 0 (after X_1), 1 (after X_2 or later) and is only
+  // meaningful inside a packet.
+  logic blk_nofb, blk_stream;
   always_comb begin
     if (in_first_i) begin
       blk_nofb   = 1'b1;
@@ -116,30 +107,49 @@ module ghash_core #(
     end
   end
 
+  // Will the predecessor's product of the block now being accepted emerge from the multiplier in
+  // the very cycle this block enters it? The product emerging at cycle t belongs to the block that
+  // was in the input stage at t - L (L = 2: ent_*; L = 1: in_*_q).
+  assign fb_bypass_d = (L == 2) ? (ent_valid_q && (ent_stream_q == blk_stream))
+                                : (in_valid_q && (in_stream_q == blk_stream));
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      fb_sel_p_q   <= 1'b0;
+      fb_sel_q0_q  <= 1'b0;
+      fb_sel_q1_q  <= 1'b0;
+      ent_valid_q  <= 1'b0;
+      ent_stream_q <= 1'b0;
+    end else begin
+      ent_valid_q  <= in_valid_q;
+      ent_stream_q <= in_stream_q;
+      if (in_valid_i) begin
+        fb_sel_p_q  <= !blk_nofb && fb_bypass_d;
+        fb_sel_q0_q <= !blk_nofb && !fb_bypass_d && (blk_stream == 1'b0);
+        fb_sel_q1_q <= !blk_nofb && !fb_bypass_d && (blk_stream == 1'b1);
+      end
+    end
+  end
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       in_valid_q  <= 1'b0;
       in_first_q  <= 1'b0;
       in_last_q   <= 1'b0;
       in_stream_q <= 1'b0;
-      sel0_q      <= 1'b0;
-      sel1_q      <= 1'b0;
       pos_q       <= 1'b0;
-      h_ops_q     <= '0;
-      h2_ops_q    <= '0;
+      h_q         <= '0;
+      h2_q        <= '0;
     end else begin
       in_valid_q <= in_valid_i;
       if (in_valid_i) begin
         in_first_q  <= in_first_i;
         in_last_q   <= in_last_i;
         in_stream_q <= blk_stream;
-        sel0_q      <= !blk_nofb && (blk_stream == 1'b0);
-        sel1_q      <= !blk_nofb && (blk_stream == 1'b1);
         pos_q       <= pos_d;
         if (in_first_i) begin
-          h_ops_q  <= ghash_pkg::ghash_kara_ops(ghash_pkg::ghash_rev(in_h_i));
-          h2_ops_q <= ghash_pkg::ghash_kara_ops(ghash_pkg::ghash_rev(
-                          ghash_pkg::ghash_sqr_fn(in_h_i)));
+          h_q  <= in_h_i;
+          h2_q <= ghash_pkg::ghash_sqr_fn(in_h_i);
         end
       end
     end
@@ -147,61 +157,49 @@ module ghash_core #(
 
   always_ff @(posedge clk_i) begin
     if (in_valid_i) begin
-      in_tag_q <= in_tag_i;
-      x_ops_q  <= ghash_pkg::ghash_kara_ops(ghash_pkg::ghash_rev(in_data_i));
+      in_tag_q  <= in_tag_i;
+      in_data_q <= in_data_i;
     end
   end
 
-  /////////////
-  // Stage A //
-  /////////////
+  //////////////////////////
+  // Multiplier + streams //
+  //////////////////////////
 
-  assign a_ops = x_ops_q ^ ({432{sel0_q}} & p_ops_q[0]) ^ ({432{sel1_q}} & p_ops_q[1]);
-  assign b_ops = (L == 1 || in_last_q) ? h_ops_q : h2_ops_q;
+  // Feedback P_{i-L}: the product emerging now (bypass, back-to-back blocks) or the held stream
+  // register, or nothing (first L blocks). The one-hot selects are registered one cycle ahead so
+  // that no compare sits in front of the 128-bit select (P&R showed the combinational bypass
+  // compare + mux as the critical path at 74 MHz).
+  assign mul_a = in_data_q ^ ({128{fb_sel_p_q}}  & mul_p)
+                           ^ ({128{fb_sel_q0_q}} & fb_q[0])
+                           ^ ({128{fb_sel_q1_q}} & fb_q[1]);
 
-  always_comb begin
-    for (int k = 0; k < 27; k++) begin
-      prod_d[31 * k +: 31] = ghash_pkg::ghash_clmul16(a_ops[16 * k +: 16], b_ops[16 * k +: 16]);
-    end
-  end
+  assign mul_b      = (L == 1 || in_last_q) ? h_q : h2_q;
+  assign mul_tag_in = {in_tag_q, in_stream_q, in_first_q, in_last_q};
 
-  if (L == 2) begin : gen_stage_a_reg
-    logic                valid_q, first_q, last_q, stream_q;
-    logic [TagWidth-1:0] tag_q;
-    logic [836:0]        prod_q;
-    always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) valid_q <= 1'b0;
-      else         valid_q <= in_valid_q;
-    end
-    always_ff @(posedge clk_i) begin
-      first_q  <= in_first_q;
-      last_q   <= in_last_q;
-      stream_q <= in_stream_q;
-      tag_q    <= in_tag_q;
-      prod_q   <= prod_d;
-    end
-    assign {b_valid, b_first, b_last, b_stream, b_tag, b_prod} =
-        {valid_q, first_q, last_q, stream_q, tag_q, prod_q};
-  end else begin : gen_stage_a_comb
-    assign {b_valid, b_first, b_last, b_stream, b_tag, b_prod} =
-        {in_valid_q, in_first_q, in_last_q, in_stream_q, in_tag_q, prod_d};
-  end
+  ghash_mul #(
+    .NumStages (MulStages),
+    .TagWidth  (MulTagW)
+  ) u_mul (
+    .clk_i   (clk_i),
+    .rst_ni  (rst_ni),
+    .valid_i (in_valid_q),
+    .tag_i   (mul_tag_in),
+    .a_i     (mul_a),
+    .b_i     (mul_b),
+    .valid_o (mul_valid),
+    .tag_o   (mul_tag),
+    .p_o     (mul_p)
+  );
 
-  /////////////
-  // Stage B //
-  /////////////
-
-  assign b_p = ghash_pkg::ghash_reduce(ghash_pkg::ghash_kara_combine(b_prod));
+  assign {mo_tag, mo_stream, mo_first, mo_last} = mul_tag;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      p_q[0]     <= '0;
-      p_q[1]     <= '0;
-      p_ops_q[0] <= '0;
-      p_ops_q[1] <= '0;
-    end else if (b_valid) begin
-      p_q[b_stream]     <= b_p;
-      p_ops_q[b_stream] <= ghash_pkg::ghash_kara_ops(b_p);
+      fb_q[0] <= '0;
+      fb_q[1] <= '0;
+    end else if (mul_valid) begin
+      fb_q[mo_stream] <= mul_p;
     end
   end
 
@@ -209,36 +207,21 @@ module ghash_core #(
   // Outputs //
   /////////////
 
-  // Stage C: one cycle after block n left stage B, p_q[stream_n] = P_n and the other stream's
-  // register holds P_{n-1} (n >= 2, L = 2); Y_n = P_n ^ P_{n-1}. Keeping this XOR out of stage B
-  // also keeps the latency at MulStages + 2 (rocesec_pkg::GhashLatency).
-  logic                c_valid_q, c_first_q, c_stream_q;
-  logic [TagWidth-1:0] c_tag_q;
-
+  // Y_n = P_n ^ P_{n-1}; P_{n-1} sits in the other stream's register (n >= 2, L = 2).
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      c_valid_q   <= 1'b0;
-      c_first_q   <= 1'b0;
-      c_stream_q  <= 1'b0;
       out_valid_o <= 1'b0;
       out_hash_o  <= '0;
     end else begin
-      c_valid_q <= b_valid && b_last;
-      if (b_valid && b_last) begin
-        c_first_q  <= b_first;
-        c_stream_q <= b_stream;
-      end
-      out_valid_o <= c_valid_q;
-      if (c_valid_q) begin
-        out_hash_o <= ghash_pkg::ghash_rev(p_q[c_stream_q] ^
-                                           ((L == 2 && !c_first_q) ? p_q[~c_stream_q] : 128'h0));
+      out_valid_o <= mul_valid && mo_last;
+      if (mul_valid && mo_last) begin
+        out_hash_o <= mul_p ^ ((L == 2 && !mo_first) ? fb_q[~mo_stream] : 128'h0);
       end
     end
   end
 
   always_ff @(posedge clk_i) begin
-    if (b_valid && b_last) c_tag_q <= b_tag;
-    if (c_valid_q) out_tag_o <= c_tag_q;
+    if (mul_valid && mo_last) out_tag_o <= mo_tag;
   end
 
 endmodule
