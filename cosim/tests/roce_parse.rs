@@ -207,7 +207,11 @@ fn run(dut: &mut RoceParse, frames: &[Vec<u8>], rng: &mut SplitMix64, idle: u64)
         if let Some(d) = out.desc {
             let i = pending.pop_front().expect("descriptor without a frame");
             let t = tlast_steps.pop_front().expect("descriptor without tlast");
-            assert_eq!(step - 1 - t, PARSE_LATENCY, "frame {i}: tlast to desc_valid_o latency");
+            assert_eq!(
+                step - 1 - t,
+                PARSE_LATENCY,
+                "frame {i}: tlast to desc_valid_o latency"
+            );
             let f = &frames[i];
             if let Err(e) = check(f, &d) {
                 panic!(

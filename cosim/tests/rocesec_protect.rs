@@ -188,7 +188,13 @@ fn corpus_header_auth() {
     );
     assert!(s.processed > 1000);
     let heavy = Traffic { idle: 8, stall: 12 };
-    run_case("corpus aead, heavy backpressure", &demo(Mode::Aead), &frames, heavy, 0xc4);
+    run_case(
+        "corpus aead, heavy backpressure",
+        &demo(Mode::Aead),
+        &frames,
+        heavy,
+        0xc4,
+    );
 }
 
 /// A key file with per-QP policies in every mode, a bypass QP, a second PD and epoch.
@@ -316,7 +322,13 @@ fn synthetic_mixed_policies() {
     assert!(s.processed > 500, "{s:?}");
     // heavy input gaps and output backpressure
     let heavy = Traffic { idle: 8, stall: 12 };
-    let s = run_case("synthetic mixed, heavy backpressure", &mixed_keys(), &frames[..600], heavy, 0x5e1a);
+    let s = run_case(
+        "synthetic mixed, heavy backpressure",
+        &mixed_keys(),
+        &frames[..600],
+        heavy,
+        0x5e1a,
+    );
     assert!(s.processed > 200, "{s:?}");
 }
 

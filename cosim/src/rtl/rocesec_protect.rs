@@ -264,7 +264,11 @@ impl RocesecProtect {
                 offered = None;
             }
             quiet += 1;
-            assert!(quiet < 20000, "no output for 20000 cycles ({} frames out)", out.len());
+            assert!(
+                quiet < 20000,
+                "no output for 20000 cycles ({} frames out)",
+                out.len()
+            );
         }
         (out, self.sim.cycles() - start)
     }
