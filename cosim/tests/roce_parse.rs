@@ -11,7 +11,6 @@
 
 use std::collections::VecDeque;
 use std::net::IpAddr;
-use std::path::PathBuf;
 
 use rocesec_cosim::rtl::roce_parse::{beats, kind, Desc, RoceParse, PARSE_LATENCY};
 use rocesec_cosim::rtl::{seed, SplitMix64, Top};
@@ -443,18 +442,11 @@ fn synthetic(rng: &mut SplitMix64, n: usize) -> Vec<Vec<u8>> {
 }
 
 fn corpus() -> Vec<Vec<u8>> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testbench/captures");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map(|rd| rd.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    files.retain(|p| p.extension().is_some_and(|x| x == "pcap"));
-    files.sort();
-    let mut frames = Vec::new();
-    for p in files {
-        let recs = rocesec_model::pcapio::read(&p).unwrap();
-        frames.extend(recs.into_iter().map(|r| r.data));
-    }
-    frames
+    rocesec_model::cli::default_corpus()
+        .iter()
+        .flat_map(|p| rocesec_model::pcapio::read(p).unwrap())
+        .map(|r| r.data)
+        .collect()
 }
 
 fn report(name: &str, s: &Stats) {

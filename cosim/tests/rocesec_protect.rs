@@ -10,7 +10,6 @@
 #![allow(clippy::unwrap_used)]
 
 use std::net::IpAddr;
-use std::path::PathBuf;
 
 use rocesec_cosim::rtl::rocesec_protect::{reg, OutFrame, RocesecProtect, Traffic};
 use rocesec_cosim::rtl::{seed, SplitMix64, Top};
@@ -89,18 +88,11 @@ fn score(model: &mut Protector, frames: &[Vec<u8>], out: &[OutFrame]) -> Score {
 }
 
 fn corpus() -> Vec<Vec<u8>> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testbench/captures");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map(|rd| rd.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    files.retain(|p| p.extension().is_some_and(|x| x == "pcap"));
-    files.sort();
-    let mut frames = Vec::new();
-    for p in files {
-        let recs = rocesec_model::pcapio::read(&p).unwrap();
-        frames.extend(recs.into_iter().map(|r| r.data));
-    }
-    frames
+    rocesec_model::cli::default_corpus()
+        .iter()
+        .flat_map(|p| rocesec_model::pcapio::read(p).unwrap())
+        .map(|r| r.data)
+        .collect()
 }
 
 fn beats_of(frames: &[Vec<u8>]) -> u64 {

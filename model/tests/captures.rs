@@ -9,22 +9,15 @@ use rocesec_model::pcapio;
 use rocesec_model::roce::{self, icrc, Frame, IpVersion, Packet};
 use rocesec_model::sechdr::{Mode, ICV_LEN};
 use rocesec_model::verdict::{Forward, Reason};
-use std::path::PathBuf;
 
 const MODES: [Mode; 3] = [Mode::HeaderAuth, Mode::PacketAuth, Mode::Aead];
 
 /// Frames of every capture, per file.
 fn corpus() -> Vec<(String, Vec<Vec<u8>>)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testbench/captures");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
-    files.retain(|p| p.extension().is_some_and(|e| e == "pcap"));
-    files.sort();
+    let files = rocesec_model::cli::default_corpus();
     assert!(
         files.len() >= 5,
-        "expected the rxe corpus in {}, found {} pcaps",
-        dir.display(),
+        "expected the rxe corpus in testbench/captures, found {} pcaps",
         files.len()
     );
     files
