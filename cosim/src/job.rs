@@ -174,7 +174,16 @@ pub fn run_unit(top: Top, keys: &KeyFile, unit: &Unit, seed: u64, traffic: Traff
         return res;
     };
     let mut dut = RocesecProtect::new(top);
-    dut.load_keys(&k);
+    if let Err(e) = dut.load_keys(&k) {
+        // checked by `run` before any unit starts; reaching this is a harness bug
+        res.mismatches = 1;
+        res.first = Some(Mismatch {
+            index: 0,
+            report: format!("loading the key file into the RTL failed: {e}"),
+            frame: Vec::new(),
+        });
+        return res;
+    }
     let mut rng = SplitMix64::new(seed);
     let (out, cycles) = dut.run(&unit.frames, traffic, &mut rng);
     res.rtl_cycles = cycles;
@@ -284,6 +293,13 @@ pub fn run(
 ) -> Result<u64, String> {
     use indicatif::{ProgressBar, ProgressStyle};
     use rayon::prelude::*;
+    // The key file must fit the engine's tables in every mode before anything runs.
+    for m in &o.modes {
+        let mut k = keys.clone();
+        k.force_mode(*m);
+        rocesec_model::regmap::tx_program(&k)
+            .map_err(|e| format!("the key file does not fit the RTL engine: {e}"))?;
+    }
     let units = units(&o.pcaps, &o.modes)?;
     let total_frames: u64 = units.iter().map(|u| u.frames.len() as u64).sum();
     let pb = ProgressBar::new(total_frames);

@@ -102,7 +102,7 @@ fn beats_of(frames: &[Vec<u8>]) -> u64 {
 fn run_case(name: &str, keys: &KeyFile, frames: &[Vec<u8>], t: Traffic, seed_v: u64) -> Score {
     let mut rng = SplitMix64::new(seed(seed_v));
     let mut dut = RocesecProtect::new(Top::RocesecProtect1);
-    dut.load_keys(keys);
+    dut.load_keys(keys).expect("keys fit");
     let mut model = Protector::new(keys).unwrap();
     let (out, cycles) = dut.run(frames, t, &mut rng);
     let s = score(&mut model, frames, &out);
@@ -335,7 +335,7 @@ fn latency_and_throughput() {
             .collect();
         let mut rng = SplitMix64::new(1);
         let mut dut = RocesecProtect::new(Top::RocesecProtect1);
-        dut.load_keys(&keys);
+        dut.load_keys(&keys).expect("keys fit");
         let mut model = Protector::new(&keys).unwrap();
         // isolated: one frame at a time (the first derives the key)
         let mut lat = Vec::new();

@@ -39,6 +39,8 @@ pub enum Error {
     Verbs(String),
     /// Key derivation failed (only for invalid key material).
     Kdf,
+    /// A rocesec engine refused or could not take its programming (table full, key size, bus).
+    Engine(String),
 }
 
 impl fmt::Display for Error {
@@ -60,6 +62,7 @@ impl fmt::Display for Error {
             Error::NoDevice(e) => write!(f, "no RDMA device: {e}"),
             Error::Verbs(e) => write!(f, "verbs: {e}"),
             Error::Kdf => f.write_str("key derivation failed"),
+            Error::Engine(e) => write!(f, "rocesec engine: {e}"),
         }
     }
 }

@@ -15,6 +15,7 @@ pub mod backend;
 pub mod channel;
 pub mod demo;
 pub mod device;
+pub mod engine;
 pub mod error;
 pub mod handshake;
 pub mod keys;

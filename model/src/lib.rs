@@ -25,6 +25,7 @@ pub mod ghash;
 pub mod kdf;
 pub mod keys;
 pub mod pcapio;
+pub mod regmap;
 pub mod roce;
 pub mod sechdr;
 pub mod stage;

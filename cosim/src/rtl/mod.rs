@@ -9,6 +9,7 @@
 //! bits 31:0) happens in one place: [`bytes_to_words`] / [`words_to_bytes`].
 
 pub mod aes_cipher_pipe;
+pub mod axil;
 pub mod ffi;
 pub mod ghash_core;
 pub mod ghash_mul;

@@ -1,29 +1,19 @@
-//! Driver for `rtl/top/rocesec_protect.sv` (the protect / TX top): an AXI4-Stream source with
-//! idle insertion, a sink with backpressure, and the register port (tables from a key file).
+//! Driver for the protect / TX top `rtl/top/rocesec_protect_axil.sv` (`rocesec_protect` behind
+//! its AXI4-Lite register interface): an AXI4-Stream source with idle insertion, a sink with
+//! backpressure, and an AXI4-Lite master that loads the tables from a key file through the
+//! register programs of `rocesec_model::regmap`.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
 
-use rocesec_model::keys::{gid_of, pd_key, KeyFile, QpPolicy};
-use rocesec_model::sechdr::Mode;
+use rocesec_model::keys::KeyFile;
+use rocesec_model::regmap::{self, RegBus};
 
+use super::axil::{AxilBus, AxilError, AxilMaster};
 use super::roce_parse::{beats, get_le, set_le, Beat};
 use super::{Port, Sim, SplitMix64, Top};
 
-/// Register map (mirrors `rtl/top/rocesec_pkg.sv`).
-pub mod reg {
-    /// Default policy (policy-entry layout).
-    pub const DEFAULT: u16 = 0x0000;
-    /// Policy entry i at `POLICY + 0x20 * i`.
-    pub const POLICY: u16 = 0x0100;
-    /// PD key slot j at `PD + 0x20 * j`.
-    pub const PD: u16 = 0x0400;
-    /// Counters (read), word c at `COUNT + 4 * c`.
-    pub const COUNT: u16 = 0x0800;
-    /// Policy entries.
-    pub const NUM_POLICIES: usize = 8;
-    /// PD key slots.
-    pub const NUM_PD: usize = 4;
-}
+/// Register map: `rocesec_model::regmap` (checked against `rtl/top/rocesec_pkg.sv`).
+pub use rocesec_model::regmap as reg;
 
 /// One frame leaving the DUT.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,10 +28,6 @@ pub struct OutFrame {
     pub first_cycle: u64,
     /// Cycle of the last beat.
     pub last_cycle: u64,
-}
-
-fn mode_code(m: Mode) -> u32 {
-    m.code().map_or(0, u32::from)
 }
 
 /// A verilated `rocesec_protect`.
@@ -59,11 +45,7 @@ pub struct RocesecProtect {
     m_tuser: Port,
     m_tvalid: Port,
     m_tready: Port,
-    reg_we: Port,
-    reg_addr: Port,
-    reg_wdata: Port,
-    reg_raddr: Port,
-    reg_rdata: Port,
+    axil: AxilMaster,
     kdf_busy: Port,
     /// Cycles with the KDF busy.
     pub kdf_cycles: u64,
@@ -81,7 +63,8 @@ pub struct Traffic {
 impl RocesecProtect {
     /// Build and reset.
     pub fn new(top: Top) -> Self {
-        let sim = Sim::new(top);
+        let mut sim = Sim::new(top);
+        let axil = AxilMaster::new(&mut sim, 0x5EED_A11C);
         let s_tdata = sim.pin("s_axis_tdata_i");
         let mut s = Self {
             beat_bytes: s_tdata.words() * 4,
@@ -96,96 +79,62 @@ impl RocesecProtect {
             m_tuser: sim.pin("m_axis_tuser_o"),
             m_tvalid: sim.pin("m_axis_tvalid_o"),
             m_tready: sim.pin("m_axis_tready_i"),
-            reg_we: sim.pin("reg_we_i"),
-            reg_addr: sim.pin("reg_addr_i"),
-            reg_wdata: sim.pin("reg_wdata_i"),
-            reg_raddr: sim.pin("reg_raddr_i"),
-            reg_rdata: sim.pin("reg_rdata_o"),
+            axil,
             kdf_busy: sim.pin("kdf_busy_o"),
             kdf_cycles: 0,
             sim,
         };
         s.sim.set_u64(s.s_tvalid, 0);
         s.sim.set_u64(s.m_tready, 1);
-        s.sim.set_u64(s.reg_we, 0);
         s.sim.reset();
         s
     }
 
-    /// Write one register.
-    pub fn write(&mut self, addr: u16, data: u32) {
-        self.sim.set_u64(self.reg_we, 1);
-        self.sim.set_u64(self.reg_addr, u64::from(addr));
-        self.sim.set_u64(self.reg_wdata, u64::from(data));
-        self.sim.tick();
-        self.sim.set_u64(self.reg_we, 0);
-    }
-
-    /// Read one register (combinational read port).
-    pub fn read(&mut self, addr: u16) -> u32 {
-        self.sim.set_u64(self.reg_raddr, u64::from(addr));
-        self.sim.eval();
-        self.sim.get_u64(self.reg_rdata) as u32
-    }
-
-    fn write_policy(&mut self, base: u16, valid: bool, gid: &[u8; 16], qpn: u32, p: &QpPolicy) {
-        self.write(
-            base,
-            (u32::from(valid) << 31) | (mode_code(p.mode) << 24) | (u32::from(p.epoch) << 16),
-        );
-        self.write(base + 4, qpn & 0xFF_FFFF);
-        self.write(base + 8, p.pd);
-        self.write(base + 12, p.gen & 0xFF_FFFF);
-        for w in 0..4 {
-            let b = &gid[4 * w..4 * w + 4];
-            self.write(
-                base + 16 + 4 * w as u16,
-                u32::from_be_bytes([b[0], b[1], b[2], b[3]]),
-            );
+    /// The AXI4-Lite register interface as a [`RegBus`].
+    pub fn regs(&mut self) -> AxilBus<'_> {
+        AxilBus {
+            sim: &mut self.sim,
+            m: &mut self.axil,
         }
     }
 
-    /// Load the tables from a key file: default policy, policy entries, and the PD keys of every
-    /// (pd, epoch) the policies use (HKDF-SHA256 runs here, as the control plane would).
+    /// Random AXI4-Lite handshake delays: probability (in 1/16) that the master withholds a
+    /// valid or ready in a cycle.
+    pub fn set_axil_delay(&mut self, p16: u64) {
+        self.axil.delay = p16;
+    }
+
+    /// Cycles spent in AXI4-Lite transfers so far.
+    pub fn axil_cycles(&self) -> u64 {
+        self.axil.cycles
+    }
+
+    /// Write one register over AXI4-Lite.
+    ///
+    /// # Errors
+    /// A non-OKAY response or a hung handshake.
+    pub fn write(&mut self, addr: u16, data: u32) -> Result<(), AxilError> {
+        self.regs().write32(addr, data)
+    }
+
+    /// Read one register over AXI4-Lite.
     ///
     /// # Panics
-    /// If the key file has more entries than the tables, or is not AES-128.
-    pub fn load_keys(&mut self, k: &KeyFile) {
-        assert_eq!(k.aes, 128, "the RTL key hierarchy is AES-128");
-        assert!(k.qps.len() <= reg::NUM_POLICIES, "too many QP policies");
-        assert!(k.mrs.is_none(), "no rkey allow-list in the RTL yet");
-        self.write_policy(reg::DEFAULT, true, &[0; 16], 0, &k.default);
-        for (i, q) in k.qps.iter().enumerate() {
-            self.write_policy(
-                reg::POLICY + 0x20 * i as u16,
-                true,
-                &gid_of(q.gid),
-                q.qpn,
-                &q.policy,
-            );
-        }
-        let secret = k.secret().expect("secret");
-        let mut pds: Vec<(u32, u8)> = vec![(k.default.pd, k.default.epoch)];
-        pds.extend(k.qps.iter().map(|q| (q.policy.pd, q.policy.epoch)));
-        let pds: Vec<(u32, u8)> = pds
-            .into_iter()
-            .collect::<HashSet<_>>()
-            .into_iter()
-            .collect();
-        assert!(pds.len() <= reg::NUM_PD, "too many PD keys");
-        for (j, (pd, epoch)) in pds.iter().enumerate() {
-            let key = pd_key(&secret, *pd, *epoch, 16).expect("pd key");
-            let base = reg::PD + 0x20 * j as u16;
-            self.write(base, (1 << 31) | u32::from(*epoch));
-            self.write(base + 8, *pd);
-            for w in 0..4 {
-                let b = &key.bytes()[4 * w..4 * w + 4];
-                self.write(
-                    base + 16 + 4 * w as u16,
-                    u32::from_be_bytes([b[0], b[1], b[2], b[3]]),
-                );
-            }
-        }
+    /// If the read fails (the tops always answer OKAY: a failure is a DUT bug).
+    pub fn read(&mut self, addr: u16) -> u32 {
+        self.regs()
+            .read32(addr)
+            .unwrap_or_else(|e| panic!("register read: {e}"))
+    }
+
+    /// Load the tables from a key file (`regmap::tx_program`: default policy, policy entries,
+    /// the PD keys of every (pd, epoch) in use; HKDF-SHA256 runs here, as the control plane's).
+    ///
+    /// # Errors
+    /// The key file does not fit the engine (`RegMapError`, as text) or a register write failed.
+    pub fn load_keys(&mut self, k: &KeyFile) -> Result<(), String> {
+        let prog = regmap::tx_program(k).map_err(|e| e.to_string())?;
+        regmap::apply(&mut self.regs(), &prog).map_err(|e| e.to_string())
     }
 
     /// Stream `frames` in and collect the frames that leave, with random input idle cycles
@@ -276,5 +225,17 @@ impl RocesecProtect {
     /// Clock edges so far.
     pub fn cycles(&self) -> u64 {
         self.sim.cycles()
+    }
+}
+
+/// The top as a register bus (its AXI4-Lite port), so a driver such as the host library's
+/// `rocesec_host::engine::Engine` can own the simulated engine and program it.
+impl RegBus for RocesecProtect {
+    type Error = AxilError;
+    fn write32(&mut self, addr: u16, data: u32) -> Result<(), AxilError> {
+        self.regs().write32(addr, data)
+    }
+    fn read32(&mut self, addr: u16) -> Result<u32, AxilError> {
+        self.regs().read32(addr)
     }
 }

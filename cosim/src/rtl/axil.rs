@@ -1,0 +1,213 @@
+//! AXI4-Lite master driver (ARM IHI 0022, AXI4-Lite) for the `s_axil_*` register interface of
+//! the rocesec tops (`rtl/common/common_axil_regs.sv`), with seeded random delays on every
+//! channel: AW and W offered independently and in either order, BREADY and RREADY withheld at
+//! random. Implements [`RegBus`] so the register programs of `rocesec_model::regmap` run on it.
+
+use std::fmt;
+
+use rocesec_model::regmap::RegBus;
+
+use super::{Port, Sim, SplitMix64};
+
+/// An AXI4-Lite response other than OKAY, or a hung handshake.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AxilError {
+    /// BRESP/RRESP = SLVERR (2) or DECERR (3) at this address.
+    Resp {
+        /// Byte address.
+        addr: u16,
+        /// The response code.
+        resp: u8,
+    },
+    /// No handshake within the cycle limit (a protocol bug in the DUT).
+    Timeout {
+        /// Byte address.
+        addr: u16,
+    },
+}
+
+impl fmt::Display for AxilError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AxilError::Resp { addr, resp } => {
+                write!(f, "AXI4-Lite response {resp:#04b} at {addr:#06x}")
+            }
+            AxilError::Timeout { addr } => write!(f, "AXI4-Lite handshake hung at {addr:#06x}"),
+        }
+    }
+}
+
+impl std::error::Error for AxilError {}
+
+/// The `s_axil_*` pins of a top.
+#[derive(Clone, Copy)]
+struct Pins {
+    awaddr: Port,
+    awprot: Port,
+    awvalid: Port,
+    awready: Port,
+    wdata: Port,
+    wstrb: Port,
+    wvalid: Port,
+    wready: Port,
+    bresp: Port,
+    bvalid: Port,
+    bready: Port,
+    araddr: Port,
+    arprot: Port,
+    arvalid: Port,
+    arready: Port,
+    rdata: Port,
+    rresp: Port,
+    rvalid: Port,
+    rready: Port,
+}
+
+/// Cycles a transfer may take before [`AxilError::Timeout`].
+const LIMIT: u64 = 1000;
+
+/// An AXI4-Lite master on a verilated top's `s_axil_*` port.
+pub struct AxilMaster {
+    p: Pins,
+    rng: SplitMix64,
+    /// Probability (in 1/16) that a valid or ready is withheld in a cycle.
+    pub delay: u64,
+    /// Cycles spent in register transfers.
+    pub cycles: u64,
+}
+
+impl AxilMaster {
+    /// Attach to `sim`'s `s_axil_*` pins and drive them idle; `seed` picks the delays.
+    ///
+    /// # Panics
+    /// If the top has no `s_axil_*` port (a harness bug).
+    pub fn new(sim: &mut Sim, seed: u64) -> Self {
+        let p = Pins {
+            awaddr: sim.pin("s_axil_awaddr_i"),
+            awprot: sim.pin("s_axil_awprot_i"),
+            awvalid: sim.pin("s_axil_awvalid_i"),
+            awready: sim.pin("s_axil_awready_o"),
+            wdata: sim.pin("s_axil_wdata_i"),
+            wstrb: sim.pin("s_axil_wstrb_i"),
+            wvalid: sim.pin("s_axil_wvalid_i"),
+            wready: sim.pin("s_axil_wready_o"),
+            bresp: sim.pin("s_axil_bresp_o"),
+            bvalid: sim.pin("s_axil_bvalid_o"),
+            bready: sim.pin("s_axil_bready_i"),
+            araddr: sim.pin("s_axil_araddr_i"),
+            arprot: sim.pin("s_axil_arprot_i"),
+            arvalid: sim.pin("s_axil_arvalid_i"),
+            arready: sim.pin("s_axil_arready_o"),
+            rdata: sim.pin("s_axil_rdata_o"),
+            rresp: sim.pin("s_axil_rresp_o"),
+            rvalid: sim.pin("s_axil_rvalid_o"),
+            rready: sim.pin("s_axil_rready_i"),
+        };
+        for q in [
+            p.awvalid, p.wvalid, p.bready, p.arvalid, p.rready, p.awprot, p.arprot,
+        ] {
+            sim.set_u64(q, 0);
+        }
+        Self {
+            p,
+            rng: SplitMix64::new(seed),
+            delay: 0,
+            cycles: 0,
+        }
+    }
+
+    /// One write with byte strobes `strb` (4 bits).
+    ///
+    /// # Errors
+    /// [`AxilError::Resp`] for a non-OKAY BRESP, [`AxilError::Timeout`] for a hung channel.
+    pub fn write_strb(
+        &mut self,
+        sim: &mut Sim,
+        addr: u16,
+        data: u32,
+        strb: u8,
+    ) -> Result<(), AxilError> {
+        let p = self.p;
+        sim.set_u64(p.awaddr, u64::from(addr));
+        sim.set_u64(p.wdata, u64::from(data));
+        sim.set_u64(p.wstrb, u64::from(strb & 0xF));
+        let (mut aw_done, mut w_done) = (false, false);
+        for _ in 0..LIMIT {
+            let awv = !aw_done && !self.rng.chance(self.delay, 16);
+            let wv = !w_done && !self.rng.chance(self.delay, 16);
+            let br = aw_done && w_done && !self.rng.chance(self.delay, 16);
+            sim.set_u64(p.awvalid, u64::from(awv));
+            sim.set_u64(p.wvalid, u64::from(wv));
+            sim.set_u64(p.bready, u64::from(br));
+            sim.eval();
+            aw_done |= awv && sim.get_u64(p.awready) != 0;
+            w_done |= wv && sim.get_u64(p.wready) != 0;
+            let b = br && sim.get_u64(p.bvalid) != 0;
+            let resp = sim.get_u64(p.bresp) as u8;
+            sim.tick();
+            self.cycles += 1;
+            if b {
+                for q in [p.awvalid, p.wvalid, p.bready] {
+                    sim.set_u64(q, 0);
+                }
+                return if resp == 0 {
+                    Ok(())
+                } else {
+                    Err(AxilError::Resp { addr, resp })
+                };
+            }
+        }
+        Err(AxilError::Timeout { addr })
+    }
+
+    /// One read.
+    ///
+    /// # Errors
+    /// [`AxilError::Resp`] for a non-OKAY RRESP, [`AxilError::Timeout`] for a hung channel.
+    pub fn read(&mut self, sim: &mut Sim, addr: u16) -> Result<u32, AxilError> {
+        let p = self.p;
+        sim.set_u64(p.araddr, u64::from(addr));
+        let mut ar_done = false;
+        for _ in 0..LIMIT {
+            let arv = !ar_done && !self.rng.chance(self.delay, 16);
+            let rr = ar_done && !self.rng.chance(self.delay, 16);
+            sim.set_u64(p.arvalid, u64::from(arv));
+            sim.set_u64(p.rready, u64::from(rr));
+            sim.eval();
+            ar_done |= arv && sim.get_u64(p.arready) != 0;
+            let r = rr && sim.get_u64(p.rvalid) != 0;
+            let data = sim.get_u64(p.rdata) as u32;
+            let resp = sim.get_u64(p.rresp) as u8;
+            sim.tick();
+            self.cycles += 1;
+            if r {
+                sim.set_u64(p.arvalid, 0);
+                sim.set_u64(p.rready, 0);
+                return if resp == 0 {
+                    Ok(data)
+                } else {
+                    Err(AxilError::Resp { addr, resp })
+                };
+            }
+        }
+        Err(AxilError::Timeout { addr })
+    }
+}
+
+/// [`AxilMaster`] bound to its simulator, as a [`RegBus`].
+pub struct AxilBus<'a> {
+    /// The simulator.
+    pub sim: &'a mut Sim,
+    /// The master.
+    pub m: &'a mut AxilMaster,
+}
+
+impl RegBus for AxilBus<'_> {
+    type Error = AxilError;
+    fn write32(&mut self, addr: u16, data: u32) -> Result<(), AxilError> {
+        self.m.write_strb(self.sim, addr, data, 0xF)
+    }
+    fn read32(&mut self, addr: u16) -> Result<u32, AxilError> {
+        self.m.read(self.sim, addr)
+    }
+}

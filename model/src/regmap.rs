@@ -1,0 +1,426 @@
+//! Register map of the rocesec engine (docs/register-map.md): what a driver writes to program
+//! the tables of the protect (TX) top and what it reads back as counters.
+//!
+//! One source for everyone who talks to the registers: the co-simulation drivers
+//! (`cosim/src/rtl/`), the host library's engine backend (`host-lib/src/engine.rs`) and the
+//! test that checks these constants against `rtl/top/rocesec_pkg.sv`. The hardware side is
+//! `rtl/top/rocesec_protect_key.sv` (decoders) behind `rtl/common/common_axil_regs.sv`
+//! (AXI4-Lite: 16-bit byte addresses, 32-bit words, full-word writes only).
+//!
+//! Programming order matters because the engine is live while it is programmed: a table entry
+//! is written with its valid bit clear, then its fields, then its first word with the valid bit
+//! set ([`policy_writes`], [`pd_slot_writes`]), so a frame never sees half an entry.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use crate::keys::{gid_of, pd_key, Gid, KeyFile, QpPolicy};
+use crate::sechdr::Mode;
+use crate::verdict::Counters;
+
+/// Default policy (policy-entry layout; its QPN and GID words are ignored).
+pub const DEFAULT: u16 = 0x0000;
+/// First policy entry; entry `i` at `POLICY + POLICY_STRIDE * i`.
+pub const POLICY: u16 = 0x0100;
+/// Bytes per policy entry (8 words).
+pub const POLICY_STRIDE: u16 = 0x20;
+/// Policy entries in the TX top.
+pub const NUM_POLICIES: usize = 8;
+/// First PD key slot; slot `j` at `PD + PD_STRIDE * j`.
+pub const PD: u16 = 0x0400;
+/// Bytes per PD key slot (8 words).
+pub const PD_STRIDE: u16 = 0x20;
+/// PD key slots (one per (PD, epoch) in use).
+pub const NUM_PD: usize = 4;
+/// First counter word; counter `c` at `COUNT + 4 * c` (32 bits, wrapping, read-only).
+pub const COUNT: u16 = 0x0800;
+/// Counter words: 0 frames, 1 processed, 2 bypass, 3 CNP, 4 not RoCE, 8 + r rejected with
+/// `Reason::code()` r.
+pub const NUM_COUNTERS: usize = 24;
+
+/// One 32-bit register write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RegWrite {
+    /// Byte address (word aligned).
+    pub addr: u16,
+    /// Data.
+    pub data: u32,
+}
+
+/// Why a key set cannot be programmed into the engine's tables.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RegMapError {
+    /// The engine implements the AES-128 hierarchy only.
+    NotAes128(u32),
+    /// More QP policies than policy entries.
+    TooManyPolicies {
+        /// Policies asked for.
+        wanted: usize,
+        /// Entries in the engine.
+        have: usize,
+    },
+    /// More distinct (PD, epoch) pairs than PD key slots.
+    TooManyPdKeys {
+        /// Pairs asked for.
+        wanted: usize,
+        /// Slots in the engine.
+        have: usize,
+    },
+    /// The engine has no rkey allow-list (`mrs:` in the key file).
+    RkeyAllowListUnsupported,
+    /// A field does not fit its register (name, value).
+    FieldTooWide(&'static str, u64),
+    /// Deriving a PD key failed.
+    Kdf(String),
+}
+
+impl fmt::Display for RegMapError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RegMapError::NotAes128(b) => {
+                write!(
+                    f,
+                    "the engine implements AES-128 keys only (key file: aes {b})"
+                )
+            }
+            RegMapError::TooManyPolicies { wanted, have } => {
+                write!(
+                    f,
+                    "{wanted} QP policies do not fit the engine's {have} policy entries"
+                )
+            }
+            RegMapError::TooManyPdKeys { wanted, have } => write!(
+                f,
+                "{wanted} (PD, epoch) keys do not fit the engine's {have} PD key slots"
+            ),
+            RegMapError::RkeyAllowListUnsupported => {
+                write!(
+                    f,
+                    "the engine has no rkey allow-list (remove `mrs:` from the key file)"
+                )
+            }
+            RegMapError::FieldTooWide(n, v) => write!(f, "{n} = {v:#x} does not fit its register"),
+            RegMapError::Kdf(e) => write!(f, "PD key derivation failed: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for RegMapError {}
+
+/// Policy mode code of the register map: 0 bypass, 1 header-auth, 2 packet-auth, 3 AEAD
+/// (the SecHdr Mode field, docs/wire-format.md §3).
+pub fn mode_code(m: Mode) -> u32 {
+    m.code().map_or(0, u32::from)
+}
+
+/// Word 0 of a policy entry or PD slot.
+fn word0_policy(valid: bool, p: &QpPolicy) -> u32 {
+    (u32::from(valid) << 31) | (mode_code(p.mode) << 24) | (u32::from(p.epoch) << 16)
+}
+
+fn gid_words(gid: &Gid) -> [u32; 4] {
+    let mut w = [0u32; 4];
+    for (i, c) in gid.chunks_exact(4).enumerate() {
+        w[i] = u32::from_be_bytes([c[0], c[1], c[2], c[3]]);
+    }
+    w
+}
+
+/// The writes that install a policy at `base` (the default policy at [`DEFAULT`], entry `i` at
+/// `POLICY + POLICY_STRIDE * i`) for destination `gid` / `qpn`: word 0 cleared, words 1..7,
+/// then word 0 = {valid, mode[25:24], epoch[23:16]}. Word 1 = QPN[23:0], 2 = PD, 3 =
+/// generation[23:0], 4..7 = GID bytes 0..15 as big-endian words.
+///
+/// # Errors
+/// [`RegMapError::FieldTooWide`] for a QPN or generation above 24 bits.
+pub fn policy_writes(
+    base: u16,
+    gid: &Gid,
+    qpn: u32,
+    p: &QpPolicy,
+) -> Result<Vec<RegWrite>, RegMapError> {
+    if qpn > 0xFF_FFFF {
+        return Err(RegMapError::FieldTooWide("qpn", qpn.into()));
+    }
+    if p.gen > 0xFF_FFFF {
+        return Err(RegMapError::FieldTooWide("gen", p.gen.into()));
+    }
+    let mut v = vec![RegWrite {
+        addr: base,
+        data: 0,
+    }];
+    v.push(RegWrite {
+        addr: base + 4,
+        data: qpn,
+    });
+    v.push(RegWrite {
+        addr: base + 8,
+        data: p.pd,
+    });
+    v.push(RegWrite {
+        addr: base + 12,
+        data: p.gen,
+    });
+    for (w, d) in gid_words(gid).into_iter().enumerate() {
+        v.push(RegWrite {
+            addr: base + 16 + 4 * w as u16,
+            data: d,
+        });
+    }
+    v.push(RegWrite {
+        addr: base,
+        data: word0_policy(true, p),
+    });
+    Ok(v)
+}
+
+/// The writes that install PD key slot `slot` (< [`NUM_PD`]): word 0 cleared, word 2 = PD,
+/// words 4..7 = K_pd bytes 0..15 (big-endian words), then word 0 = {valid[31], epoch[7:0]}.
+/// Every write to a PD slot flushes the engine's derived-key cache.
+pub fn pd_slot_writes(slot: usize, pd: u32, epoch: u8, key: &[u8; 16]) -> Vec<RegWrite> {
+    let base = PD + PD_STRIDE * slot as u16;
+    let mut v = vec![RegWrite {
+        addr: base,
+        data: 0,
+    }];
+    v.push(RegWrite {
+        addr: base + 8,
+        data: pd,
+    });
+    for (w, c) in key.chunks_exact(4).enumerate() {
+        v.push(RegWrite {
+            addr: base + 16 + 4 * w as u16,
+            data: u32::from_be_bytes([c[0], c[1], c[2], c[3]]),
+        });
+    }
+    v.push(RegWrite {
+        addr: base,
+        data: (1 << 31) | u32::from(epoch),
+    });
+    v
+}
+
+/// The writes that remove PD key slot `slot` (frames under its (PD, epoch) then get
+/// unknown-key): word 0 cleared and the key words zeroed.
+pub fn pd_slot_clear(slot: usize) -> Vec<RegWrite> {
+    let base = PD + PD_STRIDE * slot as u16;
+    let mut v = vec![RegWrite {
+        addr: base,
+        data: 0,
+    }];
+    v.extend((0..4).map(|w| RegWrite {
+        addr: base + 16 + 4 * w,
+        data: 0,
+    }));
+    v
+}
+
+/// The full TX program for a key file: default policy, one entry per QP policy, and a PD key
+/// slot for every distinct (PD, epoch) the policies use (K_pd by HKDF-SHA256 of the session
+/// secret, `keys::pd_key`, as the control plane computes it: the engine never sees the secret).
+/// Unused entries are not written (they reset invalid).
+///
+/// # Errors
+/// [`RegMapError`] when the key file does not fit the engine: not AES-128, more QP policies
+/// than [`NUM_POLICIES`], more (PD, epoch) pairs than [`NUM_PD`], an rkey allow-list, a field
+/// too wide, or a key-file secret that cannot be read.
+pub fn tx_program(k: &KeyFile) -> Result<Vec<RegWrite>, RegMapError> {
+    if k.aes != 128 {
+        return Err(RegMapError::NotAes128(k.aes));
+    }
+    if k.qps.len() > NUM_POLICIES {
+        return Err(RegMapError::TooManyPolicies {
+            wanted: k.qps.len(),
+            have: NUM_POLICIES,
+        });
+    }
+    if k.mrs.is_some() {
+        return Err(RegMapError::RkeyAllowListUnsupported);
+    }
+    let mut v = policy_writes(DEFAULT, &[0; 16], 0, &k.default)?;
+    for (i, q) in k.qps.iter().enumerate() {
+        let base = POLICY + POLICY_STRIDE * i as u16;
+        v.extend(policy_writes(base, &gid_of(q.gid), q.qpn, &q.policy)?);
+    }
+    let pds: BTreeSet<(u32, u8)> = std::iter::once(&k.default)
+        .chain(k.qps.iter().map(|q| &q.policy))
+        .map(|p| (p.pd, p.epoch))
+        .collect();
+    if pds.len() > NUM_PD {
+        return Err(RegMapError::TooManyPdKeys {
+            wanted: pds.len(),
+            have: NUM_PD,
+        });
+    }
+    let secret = k.secret().map_err(|e| RegMapError::Kdf(e.to_string()))?;
+    for (j, (pd, epoch)) in pds.into_iter().enumerate() {
+        let key = pd_key(&secret, pd, epoch, 16).map_err(|e| RegMapError::Kdf(e.to_string()))?;
+        let mut kb = [0u8; 16];
+        kb.copy_from_slice(key.bytes());
+        v.extend(pd_slot_writes(j, pd, epoch, &kb));
+    }
+    Ok(v)
+}
+
+/// A 32-bit register bus (the AXI4-Lite port of an engine, a simulated device, or a driver's
+/// MMIO mapping).
+pub trait RegBus {
+    /// Transport error.
+    type Error;
+    /// Write one word at byte address `addr`.
+    ///
+    /// # Errors
+    /// The bus's own (e.g. an AXI SLVERR response).
+    fn write32(&mut self, addr: u16, data: u32) -> Result<(), Self::Error>;
+    /// Read one word at byte address `addr`.
+    ///
+    /// # Errors
+    /// The bus's own.
+    fn read32(&mut self, addr: u16) -> Result<u32, Self::Error>;
+}
+
+/// Perform `writes` in order.
+///
+/// # Errors
+/// The first bus error; the writes after it are not performed.
+pub fn apply<B: RegBus + ?Sized>(bus: &mut B, writes: &[RegWrite]) -> Result<(), B::Error> {
+    for w in writes {
+        bus.write32(w.addr, w.data)?;
+    }
+    Ok(())
+}
+
+/// Read the engine's counters into a [`Counters`] (the RX-only `epoch_promotions` stays 0).
+/// The hardware counters are 32 bits and wrap; a driver that polls more often than every 2^32
+/// frames extends them.
+///
+/// # Errors
+/// The first bus error.
+pub fn read_counters<B: RegBus + ?Sized>(bus: &mut B) -> Result<Counters, B::Error> {
+    let mut w = [0u64; NUM_COUNTERS];
+    for (c, x) in w.iter_mut().enumerate() {
+        *x = u64::from(bus.read32(COUNT + 4 * c as u16)?);
+    }
+    let mut c = Counters {
+        frames: w[0],
+        processed: w[1],
+        bypass: w[2],
+        cnp: w[3],
+        not_roce: w[4],
+        ..Counters::default()
+    };
+    c.rejected.copy_from_slice(&w[8..24]);
+    Ok(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The constants above are the RTL's (rtl/top/rocesec_pkg.sv), read from the source.
+    #[test]
+    fn constants_match_rocesec_pkg() {
+        let pkg = include_str!("../../rtl/top/rocesec_pkg.sv");
+        let find = |name: &str| -> u16 {
+            let line = pkg
+                .lines()
+                .find(|l| l.contains(&format!(" {name} ")) && l.contains("16'h"))
+                .unwrap_or_else(|| panic!("{name} not in rocesec_pkg.sv"));
+            let hex = line.split("16'h").nth(1).expect("16'h");
+            u16::from_str_radix(&hex[..4], 16).expect("hex")
+        };
+        assert_eq!(find("RegDefaultBase"), DEFAULT);
+        assert_eq!(find("RegPolicyBase"), POLICY);
+        assert_eq!(find("RegPdBase"), PD);
+        assert_eq!(find("RegCountBase"), COUNT);
+    }
+
+    fn with_qps(n: u32, distinct_pds: bool) -> KeyFile {
+        let mut k = KeyFile::demo().expect("demo");
+        k.qps = (0..n)
+            .map(|i| crate::keys::QpEntry {
+                gid: std::net::IpAddr::from([10, 0, 0, 2]),
+                qpn: 0x100 + i,
+                policy: QpPolicy {
+                    mode: Mode::PacketAuth,
+                    pd: if distinct_pds { 100 + i } else { 1 },
+                    gen: i,
+                    epoch: 0,
+                    next_epoch: false,
+                },
+            })
+            .collect();
+        k
+    }
+
+    #[test]
+    fn entries_are_made_valid_last() {
+        let k = with_qps(3, false);
+        let v = tx_program(&k).expect("fits");
+        for base in std::iter::once(DEFAULT).chain((0..3).map(|i| POLICY + POLICY_STRIDE * i)) {
+            let ws: Vec<_> = v.iter().filter(|w| w.addr & !0x1F == base).collect();
+            assert_eq!(ws.len(), 9, "entry {base:#x}");
+            assert_eq!(ws.first().map(|w| (w.addr, w.data)), Some((base, 0)));
+            let last = ws.last().expect("writes");
+            assert_eq!(last.addr, base);
+            assert_ne!(last.data >> 31, 0);
+        }
+        // one (PD, epoch) pair in use: one slot, valid last
+        let pd: Vec<_> = v.iter().filter(|w| w.addr & !0xFF == PD & !0xFF).collect();
+        assert_eq!(pd.len(), 7);
+        assert_eq!((pd[0].data, pd[6].data), (0, 1 << 31));
+    }
+
+    #[test]
+    fn too_big_key_sets_are_refused_with_the_limit() {
+        assert!(tx_program(&with_qps(8, false)).is_ok());
+        assert_eq!(
+            tx_program(&with_qps(9, false)),
+            Err(RegMapError::TooManyPolicies { wanted: 9, have: 8 })
+        );
+        assert!(tx_program(&with_qps(3, true)).is_ok());
+        assert_eq!(
+            tx_program(&with_qps(4, true)),
+            Err(RegMapError::TooManyPdKeys {
+                wanted: 5,
+                have: NUM_PD
+            })
+        );
+        let mut k = with_qps(1, false);
+        k.aes = 256;
+        assert_eq!(tx_program(&k), Err(RegMapError::NotAes128(256)));
+        let mut k = with_qps(1, false);
+        k.qps[0].qpn = 0x100_0000;
+        assert!(matches!(
+            tx_program(&k),
+            Err(RegMapError::FieldTooWide("qpn", _))
+        ));
+        let mut k = with_qps(1, false);
+        k.mrs = Some(vec![]);
+        assert_eq!(tx_program(&k), Err(RegMapError::RkeyAllowListUnsupported));
+    }
+
+    struct Mem(std::collections::BTreeMap<u16, u32>);
+    impl RegBus for Mem {
+        type Error = ();
+        fn write32(&mut self, a: u16, d: u32) -> Result<(), ()> {
+            self.0.insert(a, d);
+            Ok(())
+        }
+        fn read32(&mut self, a: u16) -> Result<u32, ()> {
+            Ok(self.0.get(&a).copied().unwrap_or(0))
+        }
+    }
+
+    #[test]
+    fn counters_decode_by_word() {
+        let mut m = Mem(Default::default());
+        m.write32(COUNT, 10).expect("w");
+        m.write32(COUNT + 4, 7).expect("w");
+        m.write32(COUNT + 4 * (8 + 7), 3).expect("w");
+        let c = read_counters(&mut m).expect("r");
+        assert_eq!((c.frames, c.processed), (10, 7));
+        assert_eq!(c.rejected_for(crate::verdict::Reason::Replay), 3);
+        assert_eq!(c.total_rejected(), 3);
+    }
+}

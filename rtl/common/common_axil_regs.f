@@ -1,0 +1,1 @@
+common_axil_regs.sv
