@@ -139,10 +139,13 @@ impl Engine<TxQp> {
         Ok((Forward::Processed, out))
     }
 
-    /// Start using `epoch` for new packets to (`gid`, `qpn`) (the make step of rotation: the
-    /// receiver must have the epoch installed first).
-    pub fn set_epoch(&mut self, id: QpId, epoch: u8) {
-        self.qp(id).epoch = epoch;
+    /// Start using `epoch` for new packets under a policy (the make step of rotation: the
+    /// receivers must have the epoch installed first): `Some(id)` is the policy entry of
+    /// (`gid`, `qpn`), `None` the default policy (every QP without an entry). As in the engine's
+    /// register map (docs/register-map.md), QPs already sending move with their policy.
+    /// Returns false (and changes nothing) when `id` has no policy entry of its own.
+    pub fn set_epoch(&mut self, id: Option<QpId>, epoch: u8) -> bool {
+        self.store.set_epoch(id.as_ref(), epoch)
     }
 }
 

@@ -417,6 +417,24 @@ impl KeyStore {
         self.policies.get(&(*gid, qpn)).unwrap_or(&self.default)
     }
 
+    /// Set the epoch of the policy entry of `id` (`None`: the default policy). Returns false
+    /// when `id` has no entry of its own.
+    pub fn set_epoch(&mut self, id: Option<&(Gid, u32)>, epoch: u8) -> bool {
+        match id {
+            None => {
+                self.default.epoch = epoch;
+                true
+            }
+            Some(id) => match self.policies.get_mut(id) {
+                Some(p) => {
+                    p.epoch = epoch;
+                    true
+                }
+                None => false,
+            },
+        }
+    }
+
     /// Whether the MR (`gid`, `rkey`) may be used (allow-list, if any).
     pub fn mr_allowed(&self, gid: &Gid, rkey: u32) -> bool {
         self.mrs.as_ref().is_none_or(|l| l.contains(&(*gid, rkey)))

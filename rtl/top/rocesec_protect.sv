@@ -26,7 +26,7 @@ module rocesec_protect
 #(
   parameter int unsigned LANES      = 1,    // 128-bit blocks per beat (1 supported)
   parameter int unsigned FifoBeats  = 512,  // packet FIFO depth (beats)
-  parameter int unsigned NumQps     = 128   // TX QP state entries (PN, epoch, WRITE key)
+  parameter int unsigned NumQps     = 128   // TX QP state entries (PN, WRITE key)
 ) (
   input  wire logic                  clk_i,
   input  wire logic                  rst_ni,

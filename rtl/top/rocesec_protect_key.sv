@@ -101,7 +101,6 @@ module rocesec_protect_key
     logic [127:0] gid;
     logic [23:0]  qpn;
     logic [48:0]  next_pn;   // 49 bits: PN_MAX + 1 means exhausted
-    logic [7:0]   epoch;
     logic         cont_valid;
     logic [31:0]  cont_rkey;
     logic [5:0]   cont_level;
@@ -131,7 +130,7 @@ module rocesec_protect_key
 
   localparam int unsigned PolW = 1 + 2 + 8 + 24 + 32 + 24 + 128;
   localparam int unsigned PdW  = 1 + 8 + 32 + 128;
-  localparam int unsigned QpW  = 1 + 128 + 24 + 49 + 8 + 1 + 32 + 6 + 64;
+  localparam int unsigned QpW  = 1 + 128 + 24 + 49 + 1 + 32 + 6 + 64;  // $bits(txqp_t)
   localparam int unsigned KtW  = 2 + 32 + 8 + 128 + 32 + 24 + 64;
   localparam int unsigned KcW  = 1 + KtW + 128 + 128;
 
@@ -239,7 +238,7 @@ module rocesec_protect_key
       else         q <= d;
     end
     assign pds_flat[j] = q;
-    assign pd_match[j] = q.valid && q.pd == sel_pol.pd && q.epoch == sel_st.epoch;
+    assign pd_match[j] = q.valid && q.pd == sel_pol.pd && q.epoch == sel_pol.epoch;
   end
 
   logic pd_write;
@@ -345,7 +344,6 @@ module rocesec_protect_key
     if (!sel_qp_found) begin
       sel_st         = '0;
       sel_st.next_pn = 49'd1;
-      sel_st.epoch   = sel_pol.epoch;
     end
     sel_pd = '0;
     for (int j = NumPdSlots - 1; j >= 0; j--) begin
@@ -393,7 +391,7 @@ module rocesec_protect_key
     dec_pdkey    = sel_pd.key;
 
     dec_pn    = sel_st.next_pn;
-    dec_epoch = sel_st.epoch;
+    dec_epoch = sel_pol.epoch;  // TX epoch: the policy's, per packet (register map)
     dec_pd    = sel_pol.pd;
     dec_mode  = sel_pol.mode;
     dec_salt  = (d_q.service == roce_parse_pkg::SvcUd) ? d_q.src_qp : sel_pol.gen;
@@ -417,7 +415,7 @@ module rocesec_protect_key
                        d_q.service == roce_parse_pkg::SvcXrc) && (low == 5'h06);
 
     dec_tag.pd    = sel_pol.pd;
-    dec_tag.epoch = sel_st.epoch;
+    dec_tag.epoch = sel_pol.epoch;
     dec_tag.gid   = d_q.dest_gid;
     if (target) begin
       dec_tag.typ   = KtNode;
@@ -807,7 +805,6 @@ module rocesec_protect_key
       qp_wdata.valid      = 1'b1;
       qp_wdata.gid        = d_q.dest_gid;
       qp_wdata.qpn        = d_q.dest_qp;
-      qp_wdata.epoch      = epoch_q;
     end
     qp_wdata.next_pn = {1'b0, pn_q} + 49'd1;
     if (write_first_q) begin

@@ -82,18 +82,17 @@ impl RxQp {
 pub struct TxQp {
     /// Next PN to use (starts at 1).
     pub next_pn: u64,
-    /// Epoch used for new packets.
-    pub epoch: u8,
     /// Key of the WRITE in progress (set by WRITE First).
     pub cont: Option<KeyRef>,
 }
 
 impl TxQp {
-    /// Fresh state from the policy.
-    pub fn new(p: &QpPolicy) -> Self {
+    /// Fresh state. The TX epoch is not per-QP state: every packet uses its policy's current
+    /// epoch (`QpPolicy::epoch`), so rotating a policy moves all its QPs, including those
+    /// already sending (the RTL reads the policy entry per packet the same way).
+    pub fn new(_p: &QpPolicy) -> Self {
         Self {
             next_pn: 1,
-            epoch: p.epoch,
             cont: None,
         }
     }
@@ -194,7 +193,7 @@ pub fn select_tx(
     Ok((
         KeySel {
             pd: pol.pd,
-            epoch: qp.epoch,
+            epoch: pol.epoch,
             key,
             salt,
             level,
