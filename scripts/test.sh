@@ -23,8 +23,12 @@ if [[ "${ROCESEC_SKIP_RIG:-0}" != 1 ]]; then
     python3 testbench/rxe-capture/check_corpus.py "$fresh"
 fi
 
-# 3. RTL lint: verilator --lint-only -Wall on every top (rtl/**/<top>.f).
+# 3. RTL lint: verilator --lint-only -Wall on every top (rtl/**/<top>.f); then Yosys 0.70
+#    (yowasp, pinned, cached in .cache/) reads and elaborates every synthesis target, each top
+#    included, and asserts that no latch is inferred (self-tested on syn/fixtures/latch_bad.sv).
+#    Full synthesis and place-and-route (scripts/synth.sh --pnr) stay out of CI: tens of minutes.
 bash scripts/lint.sh
+bash scripts/synth.sh --check
 
 # 4. Every Rust test: model (vectors, engine, captures, fuzz), RTL co-simulation, host library
 #    with its libibverbs backend (host-lib/tests/vm.rs runs rocesec-host-demo on two rxe devices
