@@ -123,6 +123,8 @@ pub struct Report {
     pub passed: usize,
     /// Checks that failed.
     pub failed: usize,
+    /// Counter sets published with [`Report::stats`].
+    pub snapshots: Vec<crate::stats::Snapshot>,
 }
 
 impl Report {
@@ -134,6 +136,7 @@ impl Report {
             lines: Vec::new(),
             passed: 0,
             failed: 0,
+            snapshots: Vec::new(),
         }
     }
 
@@ -152,6 +155,20 @@ impl Report {
             println!("{line}");
         }
         self.lines.push(line);
+    }
+
+    /// Publish the counters of `source` (printed as a `rocesec-stats` line when echoing; read
+    /// them with `rocesec host-stats`).
+    pub fn stats(&mut self, source: &str, stats: &crate::stats::Stats) {
+        let snap = crate::stats::Snapshot {
+            role: self.role.into(),
+            source: source.into(),
+            stats: stats.clone(),
+        };
+        if self.echo {
+            println!("{}", snap.line());
+        }
+        self.snapshots.push(snap);
     }
 
     /// The closing line.
@@ -405,6 +422,7 @@ pub fn server<T: Transport, L: Lease>(
             Err(format!("client reported {failed} failed checks")),
         );
     }
+    rep.stats("channel-rx", &ch.rx.stats);
     Ok(())
 }
 
@@ -537,5 +555,7 @@ pub fn client<T: Transport>(
             Err(format!("server reported {failed} failed checks")),
         );
     }
+    rep.stats("channel-rx", &ch.rx.stats);
+    rep.stats("sealed", &region.stats);
     Ok(())
 }

@@ -436,6 +436,21 @@ fn demo_scenario_passes_every_check_over_the_loopback_backend() {
             "{name} missing: {all:#?}"
         );
     }
+    // the published counters tell the same story (what `rocesec host-stats` shows)
+    let get = |r: &rocesec_host::demo::Report, src: &str| {
+        r.snapshots
+            .iter()
+            .find(|x| x.source == src)
+            .map(|x| x.stats.clone())
+            .unwrap_or_else(|| panic!("{src} not published"))
+    };
+    let srx = get(&s, "channel-rx");
+    assert_eq!((srx.rotations, srx.stale_epoch), (1, 1), "{srx:?}");
+    assert!(srx.ok > 0, "{srx:?}");
+    let sealed = get(&c, "sealed");
+    assert_eq!((sealed.ok, sealed.auth_fail), (1, 1), "{sealed:?}");
+    let crx = get(&c, "channel-rx");
+    assert_eq!(crx.auth_fail + crx.replay + crx.malformed, 0, "{crx:?}");
 }
 
 #[test]

@@ -201,6 +201,20 @@ fn demo_on_two_rxe_devices_under_qemu() {
     assert!(!checks.iter().any(|l| l.contains(": FAIL")), "{checks:#?}");
     assert!(slog.contains("rocesec-host-demo server: ") && slog.contains(" 0 failed"));
     assert!(clog.contains("rocesec-host-demo client: ") && clog.contains(" 0 failed"));
+    // the counters published in the logs (what `rocesec host-stats` reads) match the run
+    let snaps = rocesec_host::stats::parse_lines(&format!("{slog}\n{clog}")).expect("stats");
+    eprintln!("{}", rocesec_host::stats::table(&snaps));
+    let get = |role: &str, src: &str| {
+        snaps
+            .iter()
+            .find(|x| x.role == role && x.source == src)
+            .map(|x| x.stats.clone())
+            .unwrap_or_else(|| panic!("{role} {src} not published"))
+    };
+    let srx = get("server", "channel-rx");
+    assert_eq!((srx.rotations, srx.stale_epoch), (1, 1), "{srx:?}");
+    let sealed = get("client", "sealed");
+    assert_eq!((sealed.ok, sealed.auth_fail), (1, 1), "{sealed:?}");
 
     // 2. the RoCE capture carries the traffic, never the plaintext
     let roce = std::fs::read(out.join(format!("{SCENARIO}.pcap"))).expect("RoCE pcap");

@@ -329,10 +329,17 @@ fn epochs_rotate_make_before_break() {
     let id = (gid_of("10.0.0.1".parse().expect("ip")), 0x11);
     let (mut tx, mut rx) = pair(Mode::Aead);
     let (_, old) = tx.protect(&f(1)).expect("epoch 0");
-    assert!(!tx.set_epoch(Some(id), 1), "no entry of its own: the default policy governs it");
+    assert!(
+        !tx.set_epoch(Some(id), 1),
+        "no entry of its own: the default policy governs it"
+    );
     assert!(tx.set_epoch(None, 1));
     let (_, new) = tx.protect(&f(2)).expect("epoch 1");
-    assert_eq!(layout(&new).sec.expect("sec").epoch, 1, "a QP already sending moves with its policy");
+    assert_eq!(
+        layout(&new).sec.expect("sec").epoch,
+        1,
+        "a QP already sending moves with its policy"
+    );
     // Receiver without epoch 1 installed: unknown key.
     assert_eq!(rx.verify(&new), Err(Reason::UnknownKey));
     rx.install_next_epoch(id);

@@ -84,6 +84,14 @@ enum Cmd {
         #[arg(long)]
         plot: Option<PathBuf>,
     },
+    /// The host library's counters: read `rocesec-stats` lines from logs (e.g. the output of
+    /// rocesec-host-demo) or stdin and print them as a table. Exit 1 when any authentication
+    /// failure, replay, stale epoch, malformed message or refused access was counted, 2 when
+    /// no record was found or a record is damaged.
+    HostStats {
+        /// Logs to read (stdin if none).
+        logs: Vec<PathBuf>,
+    },
     /// Protect then verify captures in the model and compare with the input byte for byte.
     Roundtrip {
         /// Captures; the committed rxe corpus (testbench/captures) if none.
@@ -123,6 +131,7 @@ fn main() -> ExitCode {
         Cmd::Verify { k, input, output } => with_keys(&k, true, |keys| {
             cli::verify(keys, &input, &output, &mut out, &mut err)
         }),
+        Cmd::HostStats { logs } => Ok(host_stats(&logs, &mut out, &mut err)),
         Cmd::Roundtrip { pcaps, k } => with_keys(&k, false, |keys| {
             cli::roundtrip_cmd(keys, &pcaps, k.mode, &mut out, &mut err)
         }),
@@ -197,4 +206,42 @@ fn cosim(
             Ok(cli::EXIT_ERROR)
         }
     }
+}
+
+/// `rocesec host-stats`: see [`Cmd::HostStats`].
+fn host_stats(logs: &[PathBuf], out: &mut dyn std::io::Write, err: &mut dyn std::io::Write) -> i32 {
+    use rocesec_host::stats;
+    let mut text = String::new();
+    if logs.is_empty() {
+        if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text) {
+            let _ = writeln!(err, "error: stdin: {e}");
+            return cli::EXIT_ERROR;
+        }
+    }
+    for l in logs {
+        match std::fs::read_to_string(l) {
+            Ok(t) => text += &t,
+            Err(e) => {
+                let _ = writeln!(err, "error: {}: {e}", l.display());
+                return cli::EXIT_ERROR;
+            }
+        }
+    }
+    let snaps = match stats::parse_lines(&text) {
+        Ok(v) if v.is_empty() => {
+            let _ = writeln!(err, "error: no {}records found", stats::LINE_PREFIX);
+            return cli::EXIT_ERROR;
+        }
+        Ok(v) => v,
+        Err(e) => {
+            let _ = writeln!(err, "error: {e}");
+            return cli::EXIT_ERROR;
+        }
+    };
+    let _ = write!(out, "{}", stats::table(&snaps));
+    let bad = snaps.iter().any(|s| {
+        let t = &s.stats;
+        t.auth_fail + t.replay + t.stale_epoch + t.malformed + t.refused > 0
+    });
+    i32::from(bad)
 }
