@@ -9,6 +9,12 @@
 //! stops, and the report carries the packet, the first differing byte and the model's
 //! intermediates (key, IV, H, J0, GHASH states, keystream, tag); a repro pcap with that frame is
 //! written.
+//!
+//! Timing: every unit is also run through the model's cycle-approximate timing layer
+//! (`rocesec_model::timing`) with the same frames and the same seeded stimulus; the summary puts
+//! the model's cycles next to the RTL's with the error in percent (total, and per packet the mean
+//! and largest |error| of the first-beat-in to last-beat-out latency), and the throughput in Gb/s
+//! at the protect top's Fmax from docs/synthesis.md.
 
 use crate::rtl::rocesec_protect::{OutFrame, RocesecProtect, Traffic};
 use crate::rtl::{SplitMix64, Top};
@@ -16,6 +22,7 @@ use rocesec_model::engine::Protector;
 use rocesec_model::keys::KeyFile;
 use rocesec_model::pcapio::{self, Record};
 use rocesec_model::sechdr::Mode;
+use rocesec_model::timing::{self, Accuracy, Params};
 use rocesec_model::verdict::Forward;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -67,6 +74,14 @@ pub struct UnitResult {
     pub len_latency: Vec<(usize, u64)>,
     /// Cycles the KDF was busy (derived-key cache misses).
     pub kdf_cycles: u64,
+    /// Model (timing layer) cycles for the whole unit; 0 when the model could not run.
+    pub model_cycles: u64,
+    /// Per-frame model latency in cycles (same definition as `latency`).
+    pub model_latency: Vec<u64>,
+    /// Cycles the model's KDF was busy.
+    pub model_kdf_cycles: u64,
+    /// Model against RTL: total and per-packet error.
+    pub accuracy: Accuracy,
     /// The first mismatch, if any.
     pub first: Option<Mismatch>,
 }
@@ -160,8 +175,16 @@ fn compare(model: &mut Protector, i: usize, f: &[u8], o: &OutFrame) -> Result<()
     Err(r)
 }
 
-/// Run one unit on a fresh instance of the protect top `top`.
-pub fn run_unit(top: Top, keys: &KeyFile, unit: &Unit, seed: u64, traffic: Traffic) -> UnitResult {
+/// Run one unit on a fresh instance of the protect top `top`, and through the timing layer
+/// with `params` (normally [`Params::RTL`]).
+pub fn run_unit(
+    top: Top,
+    keys: &KeyFile,
+    unit: &Unit,
+    seed: u64,
+    traffic: Traffic,
+    params: &Params,
+) -> UnitResult {
     let mut k = keys.clone();
     k.force_mode(unit.mode);
     let mut res = UnitResult {
@@ -188,6 +211,13 @@ pub fn run_unit(top: Top, keys: &KeyFile, unit: &Unit, seed: u64, traffic: Traff
     let (out, cycles) = dut.run(&unit.frames, traffic, &mut rng);
     res.rtl_cycles = cycles;
     res.kdf_cycles = dut.kdf_cycles;
+    // the timing layer, on the same frames and the same stimulus
+    if let Ok(prof) = timing::profile(&k, &unit.frames) {
+        let pred = timing::predict(params, &prof, traffic, &mut SplitMix64::new(seed));
+        res.model_cycles = pred.cycles;
+        res.model_kdf_cycles = pred.kdf_cycles;
+        res.model_latency = pred.frames.iter().map(|f| f.latency()).collect();
+    }
     for (i, (f, o)) in unit.frames.iter().zip(&out).enumerate() {
         res.frames += 1;
         res.bytes_in += f.len() as u64;
@@ -206,6 +236,12 @@ pub fn run_unit(top: Top, keys: &KeyFile, unit: &Unit, seed: u64, traffic: Traff
             break;
         }
     }
+    res.accuracy = Accuracy::of(
+        res.rtl_cycles,
+        res.model_cycles,
+        &res.latency,
+        &res.model_latency,
+    );
     res
 }
 
@@ -268,6 +304,48 @@ pub struct Options {
     pub plot: Option<PathBuf>,
     /// The verilated protect top (`Top::RocesecProtect1`; the fault-injected variant in tests).
     pub top: Top,
+    /// Timing-layer constants ([`Params::RTL`]; tests perturb them).
+    pub timing: Params,
+}
+
+/// The synthesis report, embedded at build time (`scripts/synth.sh` regenerates it).
+const SYNTHESIS_MD: &str = include_str!("../../docs/synthesis.md");
+
+/// Fmax in MHz of the protect top from a docs/synthesis.md table: the row whose block is
+/// `rocesec_protect` (optionally `rocesec_protect_<lanes>`), column `Fmax (MHz)`. `None` when
+/// there is no such row or its Fmax is not a number (place and route not run).
+pub fn protect_fmax_mhz(table: &str) -> Option<f64> {
+    let cells = |l: &str| -> Vec<String> {
+        l.trim()
+            .trim_matches('|')
+            .split('|')
+            .map(|c| c.trim().trim_matches('`').to_string())
+            .collect()
+    };
+    let mut col = None;
+    for line in table.lines().filter(|l| l.trim_start().starts_with('|')) {
+        let c = cells(line);
+        if let Some(i) = c.iter().position(|h| h.starts_with("Fmax")) {
+            col = Some(i);
+            continue;
+        }
+        let name = c.first().map_or("", |s| s.as_str());
+        let is_top = name == "rocesec_protect"
+            || name
+                .strip_prefix("rocesec_protect_")
+                .is_some_and(|r| !r.is_empty() && r.chars().all(|ch| ch.is_ascii_digit()));
+        if is_top {
+            return col
+                .and_then(|i| c.get(i))
+                .and_then(|v| v.parse::<f64>().ok());
+        }
+    }
+    None
+}
+
+/// Gb/s of `bytes` in `cycles` at `fmax_mhz`.
+fn gbps(bytes: u64, cycles: u64, fmax_mhz: f64) -> f64 {
+    bytes as f64 * 8.0 * fmax_mhz / (cycles.max(1) as f64 * 1000.0)
 }
 
 fn stats(v: &[u64]) -> (u64, f64, u64) {
@@ -318,7 +396,14 @@ pub fn run(
             .par_iter()
             .enumerate()
             .map(|(i, u)| {
-                let r = run_unit(o.top, keys, u, o.seed.wrapping_add(i as u64), o.traffic);
+                let r = run_unit(
+                    o.top,
+                    keys,
+                    u,
+                    o.seed.wrapping_add(i as u64),
+                    o.traffic,
+                    &o.timing,
+                );
                 pb.inc(u.frames.len() as u64);
                 r
             })
@@ -329,7 +414,7 @@ pub fn run(
     let io = |e: std::io::Error| e.to_string();
     writeln!(
         out,
-        "{:<40} {:<11} {:>6} {:>8} {:>4} {:>9} {:>9} {:>7} {:>7} {:>18}",
+        "{:<40} {:<11} {:>6} {:>8} {:>4} {:>9} {:>9} {:>7} {:>13} {:>7} {:>18}",
         "capture",
         "mode",
         "pkts",
@@ -338,25 +423,33 @@ pub fn run(
         "RTL cyc",
         "model cyc",
         "err %",
+        "pkt |err| %",
         "beat/c",
         "lat min/mean/max"
     )
     .map_err(io)?;
     let mut all_lat = Vec::new();
+    let mut acc = Accuracy::default();
+    let mut by_mode: Vec<(Mode, Accuracy, u64)> = Vec::new();
     let (mut frames, mut bytes, mut cycles, mut beats, mut mism) = (0u64, 0u64, 0u64, 0u64, 0u64);
     for r in &results {
         let (mn, mean, mx) = stats(&r.latency);
         writeln!(
             out,
-            "{:<40} {:<11} {:>6} {:>8} {:>4} {:>9} {:>9} {:>7} {:>7.3} {:>18}",
+            "{:<40} {:<11} {:>6} {:>8} {:>4} {:>9} {:>9} {:>+7.2} {:>13} {:>7.3} {:>18}",
             r.name,
             r.mode.map_or("-", |m| m.name()),
             r.frames,
             r.bytes_in,
             r.mismatches,
             r.rtl_cycles,
-            "n/a",
-            "n/a",
+            r.model_cycles,
+            r.accuracy.total_err_pct(),
+            format!(
+                "{:.2}/{:.1}",
+                r.accuracy.mean_abs_pct(),
+                r.accuracy.max_abs_pct
+            ),
             r.beats_out as f64 / r.rtl_cycles.max(1) as f64,
             format!("{mn}/{mean:.1}/{mx}")
         )
@@ -367,6 +460,16 @@ pub fn run(
         beats += r.beats_out;
         mism += r.mismatches;
         all_lat.extend_from_slice(&r.latency);
+        acc.merge(&r.accuracy);
+        if let Some(m) = r.mode {
+            match by_mode.iter_mut().find(|e| e.0 == m) {
+                Some(e) => {
+                    e.1.merge(&r.accuracy);
+                    e.2 += r.bytes_in;
+                }
+                None => by_mode.push((m, r.accuracy, r.bytes_in)),
+            }
+        }
         if let Some(m) = &r.first {
             writeln!(
                 err,
@@ -383,14 +486,45 @@ pub fn run(
         }
     }
     let (mn, mean, mx) = stats(&all_lat);
+    let fmax = protect_fmax_mhz(SYNTHESIS_MD);
+    let rate = |b: u64, c: u64| fmax.map_or("n/a".to_string(), |f| format!("{:.2}", gbps(b, c, f)));
+    for (m, a, b) in &by_mode {
+        writeln!(
+            out,
+            "timing {:<11}: RTL {} cycles, model {} cycles, error {:+.2} %; per packet |error| \
+             mean {:.2} % max {:.1} % ({} packets); Gb/s at Fmax: RTL {} model {}",
+            m.name(),
+            a.rtl_cycles,
+            a.model_cycles,
+            a.total_err_pct(),
+            a.mean_abs_pct(),
+            a.max_abs_pct,
+            a.frames,
+            rate(*b, a.rtl_cycles),
+            rate(*b, a.model_cycles),
+        )
+        .map_err(io)?;
+    }
     writeln!(
         out,
         "total: {} units, {frames} packets, {bytes} bytes, RTL {cycles} cycles ({:.2} M cycles/s simulated), \
-         {:.3} beats/cycle out, latency {mn}/{mean:.1}/{mx} cycles; model timing layer: n/a; \
-         Gb/s at Fmax: n/a (no top in docs/synthesis.md yet); wall {wall:.1} s",
+         {:.3} beats/cycle out, latency {mn}/{mean:.1}/{mx} cycles; model timing layer: {} cycles, \
+         error {:+.2} %, per packet |error| mean {:.2} % max {:.1} %; Gb/s at Fmax: {}; wall {wall:.1} s",
         results.len(),
         cycles as f64 / wall.max(1e-9) / 1e6,
         beats as f64 / cycles.max(1) as f64,
+        acc.model_cycles,
+        acc.total_err_pct(),
+        acc.mean_abs_pct(),
+        acc.max_abs_pct,
+        match fmax {
+            Some(f) => format!(
+                "RTL {} model {} (input bytes, Fmax {f} MHz of rocesec_protect in docs/synthesis.md)",
+                rate(bytes, cycles),
+                rate(bytes, acc.model_cycles)
+            ),
+            None => "n/a (no rocesec_protect row with an Fmax in docs/synthesis.md yet)".to_string(),
+        },
     )
     .map_err(io)?;
     if let Some(p) = &o.plot {

@@ -26,6 +26,7 @@ fn options(top: Top, names: &[&str]) -> Options {
         repro_dir: std::env::temp_dir().join(format!("rocesec-repro-{}", std::process::id())),
         plot: None,
         top,
+        timing: rocesec_model::timing::Params::RTL,
     }
 }
 

@@ -139,6 +139,31 @@ impl Engine<TxQp> {
         Ok((Forward::Processed, out))
     }
 
+    /// Stage `key`'s decision for `frame` in the current state, without changing it: the mode and
+    /// key selection of a frame the key stage would protect (the ICRC is not checked: the RTL's
+    /// key stage decides before `tlast`), `None` for a frame forwarded unchanged or rejected
+    /// before a key is selected. Used by the timing layer ([`crate::timing`]). Never panics.
+    pub fn tx_selection(&self, frame: &[u8]) -> Option<(Mode, key::KeySel)> {
+        let Ok(crate::roce::Frame::Roce(p)) = crate::roce::parse(frame) else {
+            return None;
+        };
+        if p.op.service == Service::Cnp || p.sec.is_some() {
+            return None;
+        }
+        let gid = p.dest_gid(frame);
+        let pol = self.store.policy(&gid, p.bth.dest_qp);
+        if pol.mode == Mode::Bypass {
+            return None;
+        }
+        let qp = self
+            .qps
+            .get(&(gid, p.bth.dest_qp))
+            .cloned()
+            .unwrap_or_else(|| TxQp::new(pol));
+        let (sel, _) = key::select_tx(&self.store, &qp, frame, &p, &gid).ok()?;
+        Some((pol.mode, sel))
+    }
+
     /// Start using `epoch` for new packets under a policy (the make step of rotation: the
     /// receivers must have the epoch installed first): `Some(id)` is the policy entry of
     /// (`gid`, `qpn`), `None` the default policy (every QP without an entry). As in the engine's

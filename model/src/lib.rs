@@ -15,6 +15,8 @@
 //! Primitive building blocks: [`ghash`] (GF(2^128), NIST SP 800-38D §6.3), [`gcm`] (AES-GCM
 //! composed explicitly, SP 800-38D §7), [`kdf`] (SP 800-108 KBKDF with AES-CMAC, SP 800-38B; and
 //! HKDF-SHA256, RFC 5869), [`roce`] (RoCEv2 headers and ICRC, IBTA Vol 1 Annex A17).
+//!
+//! [`timing`] is the cycle-approximate timing layer of the protect top (docs/timing.md).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -29,4 +31,5 @@ pub mod regmap;
 pub mod roce;
 pub mod sechdr;
 pub mod stage;
+pub mod timing;
 pub mod verdict;

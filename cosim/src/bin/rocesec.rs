@@ -197,6 +197,7 @@ fn cosim(
         repro_dir: PathBuf::from("cosim-repro"),
         plot,
         top: rocesec_cosim::rtl::Top::RocesecProtect1,
+        timing: rocesec_model::timing::Params::RTL,
     };
     match job::run(keys, &o, out, err) {
         Ok(0) => Ok(cli::EXIT_OK),

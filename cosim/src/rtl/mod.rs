@@ -19,6 +19,8 @@ pub mod roce_parse;
 pub mod rocesec_protect;
 
 pub use ffi::{Model, Port, Top};
+/// The stimulus PRNG, shared with the model's timing layer (same draws, same patterns).
+pub use rocesec_model::timing::SplitMix64;
 
 /// Big-endian bytes (`b0` = most significant) to Verilator words (word 0 = bits 31:0).
 ///
@@ -162,51 +164,6 @@ impl Sim {
     /// Rising edges since construction.
     pub fn cycles(&self) -> u64 {
         self.cycles
-    }
-}
-
-/// A small deterministic PRNG (SplitMix64) for stimulus, so runs are reproducible from a seed.
-#[derive(Clone, Debug)]
-pub struct SplitMix64(u64);
-
-impl SplitMix64 {
-    /// Seeded generator.
-    pub fn new(seed: u64) -> Self {
-        Self(seed)
-    }
-
-    /// Next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform value in `0..n` (n > 0; slight modulo bias is irrelevant for stimulus).
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n
-    }
-
-    /// True with probability `num/den`.
-    pub fn chance(&mut self, num: u64, den: u64) -> bool {
-        self.below(den) < num
-    }
-
-    /// Fill `out` with random bytes.
-    pub fn fill(&mut self, out: &mut [u8]) {
-        for c in out.chunks_mut(8) {
-            let r = self.next_u64().to_le_bytes();
-            c.copy_from_slice(&r[..c.len()]);
-        }
-    }
-
-    /// A random 16-byte block.
-    pub fn block(&mut self) -> [u8; 16] {
-        let mut b = [0u8; 16];
-        self.fill(&mut b);
-        b
     }
 }
 

@@ -51,14 +51,8 @@ pub struct RocesecProtect {
     pub kdf_cycles: u64,
 }
 
-/// Stimulus options.
-#[derive(Clone, Copy, Debug)]
-pub struct Traffic {
-    /// Probability (in 1/16) of an idle input cycle.
-    pub idle: u64,
-    /// Probability (in 1/16) of tready low at the output.
-    pub stall: u64,
-}
+/// Stimulus options (input idle / output stall in 1/16), shared with the model's timing layer.
+pub use rocesec_model::timing::Traffic;
 
 impl RocesecProtect {
     /// Build and reset.
@@ -140,6 +134,10 @@ impl RocesecProtect {
     /// Stream `frames` in and collect the frames that leave, with random input idle cycles
     /// and output backpressure. Returns the output frames (in order) and the cycles used.
     ///
+    /// Every cycle draws its stimulus with [`Traffic::draw`] (idle, then stall), so the
+    /// pattern depends only on the seed and the cycle number and the timing layer
+    /// (`rocesec_model::timing::predict`) replays it exactly.
+    ///
     /// # Panics
     /// If the DUT stops producing output for 20000 cycles.
     pub fn run(
@@ -159,8 +157,9 @@ impl RocesecProtect {
         let mut in_starts: VecDeque<u64> = VecDeque::new();
         let mut in_mid = false;
         while out.len() < frames.len() {
+            let stim = t.draw(rng);
             // input: keep offering the same beat until accepted
-            if offered.is_none() && !queue.is_empty() && !rng.chance(t.idle, 16) {
+            if offered.is_none() && !queue.is_empty() && !stim.idle {
                 offered = queue.pop_front();
             }
             match &offered {
@@ -172,7 +171,7 @@ impl RocesecProtect {
                 }
                 None => self.sim.set_u64(self.s_tvalid, 0),
             }
-            let ready = !rng.chance(t.stall, 16);
+            let ready = !stim.stall;
             self.sim.set_u64(self.m_tready, u64::from(ready));
             self.sim.eval();
             let accepted = offered.is_some() && self.sim.get_u64(self.s_tready) != 0;

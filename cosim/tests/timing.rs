@@ -1,0 +1,176 @@
+//! The model's timing layer (`rocesec_model::timing`) against the RTL protect top on the whole
+//! committed rxe corpus in all three modes, with the main job's stimulus (seeded input gaps and
+//! output backpressure): total cycles within 2 % per mode, per-packet latency error bounded, and
+//! the KDF's busy cycles equal. Then the same RTL runs against a model with one deliberately
+//! wrong constant, which must fail the same check (so the check can fail, and a drifting RTL
+//! constant — e.g. a new KDF latency — is caught).
+#![allow(clippy::unwrap_used)]
+
+use rocesec_cosim::job::{self, UnitResult};
+use rocesec_cosim::rtl::rocesec_protect::Traffic;
+use rocesec_cosim::rtl::{SplitMix64, Top};
+use rocesec_model::cli::default_corpus;
+use rocesec_model::keys::KeyFile;
+use rocesec_model::sechdr::Mode;
+use rocesec_model::timing::{self, Accuracy, Params};
+
+/// Goal of the issue: total cycles within 2 % per mode.
+const MAX_TOTAL_ERR_PCT: f64 = 2.0;
+/// Per-packet latency: mean |error| bound, in percent.
+const MAX_MEAN_PKT_ERR_PCT: f64 = 2.0;
+/// Per-packet latency: largest |error| bound, in percent.
+const MAX_PKT_ERR_PCT: f64 = 25.0;
+
+/// The main job's stimulus (`rocesec cosim`: idle 2/16, stall 2/16).
+const TRAFFIC: Traffic = Traffic { idle: 2, stall: 2 };
+const SEED: u64 = 0x7131;
+
+struct Run {
+    mode: Mode,
+    keys: KeyFile,
+    frames: Vec<Vec<u8>>,
+    seed: u64,
+    rtl: UnitResult,
+}
+
+/// Every capture in every mode through the RTL (and the model with `Params::RTL`), once.
+fn rtl_runs() -> Vec<Run> {
+    use rayon::prelude::*;
+    let keys = KeyFile::demo().unwrap();
+    let modes = [Mode::HeaderAuth, Mode::PacketAuth, Mode::Aead];
+    let units = job::units(&default_corpus(), &modes).unwrap();
+    assert!(
+        units.len() >= 35 * 3,
+        "corpus missing: {} units",
+        units.len()
+    );
+    units
+        .into_par_iter()
+        .enumerate()
+        .map(|(i, u)| {
+            let seed = SEED.wrapping_add(i as u64);
+            let rtl = job::run_unit(Top::RocesecProtect1, &keys, &u, seed, TRAFFIC, &Params::RTL);
+            assert_eq!(rtl.mismatches, 0, "{} {:?}: RTL disagrees", u.name, u.mode);
+            let mut k = keys.clone();
+            k.force_mode(u.mode);
+            Run {
+                mode: u.mode,
+                keys: k,
+                frames: u.frames,
+                seed,
+                rtl,
+            }
+        })
+        .collect()
+}
+
+/// The model with `p` against the recorded RTL runs: per-mode accuracy and the KDF cycles
+/// (RTL, model).
+fn retime(runs: &[Run], p: &Params) -> (Vec<(Mode, Accuracy)>, (u64, u64)) {
+    let mut by_mode: Vec<(Mode, Accuracy)> = Vec::new();
+    let mut kdf = (0, 0);
+    for r in runs {
+        let prof = timing::profile(&r.keys, &r.frames).unwrap();
+        let pred = timing::predict(p, &prof, TRAFFIC, &mut SplitMix64::new(r.seed));
+        assert!(pred.complete);
+        let lat: Vec<u64> = pred.frames.iter().map(|f| f.latency()).collect();
+        let a = Accuracy::of(r.rtl.rtl_cycles, pred.cycles, &r.rtl.latency, &lat);
+        kdf.0 += r.rtl.kdf_cycles;
+        kdf.1 += pred.kdf_cycles;
+        match by_mode.iter_mut().find(|e| e.0 == r.mode) {
+            Some(e) => e.1.merge(&a),
+            None => by_mode.push((r.mode, a)),
+        }
+    }
+    (by_mode, kdf)
+}
+
+/// The acceptance check; `Err` lists every violated bound.
+fn check(by_mode: &[(Mode, Accuracy)], kdf: (u64, u64)) -> Result<String, String> {
+    let mut report = String::new();
+    let mut bad = Vec::new();
+    for (m, a) in by_mode {
+        report += &format!(
+            "{:<11} RTL {:>8} model {:>8} cycles: total {:+.2} %, per packet mean {:.2} % max {:.1} % ({} packets)\n",
+            m.name(),
+            a.rtl_cycles,
+            a.model_cycles,
+            a.total_err_pct(),
+            a.mean_abs_pct(),
+            a.max_abs_pct,
+            a.frames
+        );
+        if a.total_err_pct().abs() > MAX_TOTAL_ERR_PCT {
+            bad.push(format!(
+                "{}: total error {:+.2} %",
+                m.name(),
+                a.total_err_pct()
+            ));
+        }
+        if a.mean_abs_pct() > MAX_MEAN_PKT_ERR_PCT {
+            bad.push(format!(
+                "{}: mean packet error {:.2} %",
+                m.name(),
+                a.mean_abs_pct()
+            ));
+        }
+        if a.max_abs_pct > MAX_PKT_ERR_PCT {
+            bad.push(format!(
+                "{}: max packet error {:.1} %",
+                m.name(),
+                a.max_abs_pct
+            ));
+        }
+    }
+    report += &format!("KDF busy cycles: RTL {} model {}\n", kdf.0, kdf.1);
+    if kdf.0 != kdf.1 {
+        bad.push(format!("KDF busy cycles: RTL {} model {}", kdf.0, kdf.1));
+    }
+    if bad.is_empty() {
+        Ok(report)
+    } else {
+        Err(format!("{report}violations: {}", bad.join("; ")))
+    }
+}
+
+#[test]
+fn timing_layer_predicts_the_rtl_cycles_on_the_corpus_and_a_wrong_constant_fails() {
+    let runs = rtl_runs();
+    let (acc, kdf) = retime(&runs, &Params::RTL);
+    let ok = check(&acc, kdf);
+    eprintln!("Params::RTL:\n{}", ok.as_ref().unwrap_or_else(|e| e));
+    assert!(ok.is_ok(), "{}", ok.unwrap_err());
+
+    // A KDF built from a faster AES (what the kdf_cmac refactor changes): 21-cycle pipeline.
+    let mut wrong_kdf = Params::RTL;
+    wrong_kdf.key.kdf.aes_call_cycles = 1 + 21;
+    // The CTR AES pipeline 10 cycles shorter (E_K(J0) and keystream earlier).
+    let mut wrong_aes = Params::RTL;
+    wrong_aes.crypto.aes_latency -= 10;
+    // Half the job table.
+    let mut wrong_jobs = Params::RTL;
+    wrong_jobs.emit.jobs = 4;
+    for (name, p) in [
+        ("KDF AES call 22 cycles", wrong_kdf),
+        ("CTR AES latency 21", wrong_aes),
+        ("4 jobs in flight", wrong_jobs),
+    ] {
+        let (acc, kdf) = retime(&runs, &p);
+        let r = check(&acc, kdf);
+        eprintln!("{name}:\n{}", r.as_ref().unwrap_or_else(|e| e));
+        assert!(r.is_err(), "{name}: a wrong constant passed the check");
+    }
+}
+
+#[test]
+fn fmax_is_read_from_the_synthesis_table() {
+    let t = "| block | params | LUT4 | Fmax (MHz) | x |\n|---|---|---:|---:|---|\n\
+             | `ghash_core` | `(defaults)` | 7597 | 91.96 | y |\n";
+    assert_eq!(job::protect_fmax_mhz(t), None);
+    let t2 = format!("{t}| `rocesec_protect_1` | `-set LANES 1` | 11000 | 101.5 | z |\n");
+    assert_eq!(job::protect_fmax_mhz(&t2), Some(101.5));
+    let t3 = format!("{t}| `rocesec_protect` | `(defaults)` | 11000 | n/a | n/a |\n");
+    assert_eq!(job::protect_fmax_mhz(&t3), None);
+    let t4 = format!("{t}| `rocesec_protect_key` | `(defaults)` | 3000 | 120.0 | z |\n");
+    assert_eq!(job::protect_fmax_mhz(&t4), None);
+}

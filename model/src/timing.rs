@@ -1,0 +1,947 @@
+//! Timing layer: a cycle-approximate model of the protect top `rtl/top/rocesec_protect.sv` at
+//! LANES = 1, read as the specification of its timing.
+//!
+//! Given the frames (from the functional model: size, whether and how stage `key` protects them,
+//! which derived key they need), the input idle pattern and the output backpressure pattern the
+//! co-simulation driver uses (both drawn from one seeded [`SplitMix64`], two draws per cycle, see
+//! [`Traffic::draw`]), [`predict`] gives for every frame the cycle its first input beat is
+//! accepted and the cycle its last output beat leaves, and the total cycle count of the run.
+//!
+//! The model steps cycle by cycle but carries no data: every stage is reduced to its occupancy,
+//! its fixed latencies and its handshakes, stage by stage as in the RTL
+//! (**parse → key → crypto → emit**). All constants are in [`Params`], each field naming the RTL
+//! file and the thing it mirrors; [`Params::RTL`] is the design as built. docs/timing.md has the
+//! block diagram, the measured error against the RTL and how to reproduce it.
+//!
+//! Deliberate simplifications (not exercised by well-formed traffic): a frame whose parse verdict
+//! changes at `tlast` (truncated frames: the RTL drains their keystream afterwards) is timed as
+//! its header decided; the IPv4/UDP length-overflow rejection is not modelled.
+//!
+//! All times are clock cycles counted from 0 = the first cycle of the run.
+
+use crate::engine::Protector;
+use crate::keys::{Gid, KeyFile, KeyFileError, KeyRef};
+use crate::roce::{self, Frame};
+use crate::sechdr::Mode;
+use std::collections::VecDeque;
+
+// ------------------------------------------------------------------------------------------
+// Stimulus
+// ------------------------------------------------------------------------------------------
+
+/// A small deterministic PRNG (SplitMix64) for stimulus, so runs are reproducible from a seed.
+/// The co-simulation driver and the timing layer draw from the same generator.
+#[derive(Clone, Debug)]
+pub struct SplitMix64(u64);
+
+impl SplitMix64 {
+    /// Seeded generator.
+    pub fn new(seed: u64) -> Self {
+        Self(seed)
+    }
+
+    /// Next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform value in `0..n` (`n = 0` gives 0; slight modulo bias is irrelevant for stimulus).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64().checked_rem(n).unwrap_or(0)
+    }
+
+    /// True with probability `num/den`.
+    pub fn chance(&mut self, num: u64, den: u64) -> bool {
+        self.below(den) < num
+    }
+
+    /// Fill `out` with random bytes.
+    pub fn fill(&mut self, out: &mut [u8]) {
+        for c in out.chunks_mut(8) {
+            let r = self.next_u64().to_le_bytes();
+            c.copy_from_slice(&r[..c.len()]);
+        }
+    }
+
+    /// A random 16-byte block.
+    pub fn block(&mut self) -> [u8; 16] {
+        let mut b = [0u8; 16];
+        self.fill(&mut b);
+        b
+    }
+}
+
+/// Input idle and output backpressure of the co-simulation driver, in 1/16.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Traffic {
+    /// Probability (in 1/16) that the source offers no new beat in a cycle.
+    pub idle: u64,
+    /// Probability (in 1/16) of `m_axis_tready` low in a cycle.
+    pub stall: u64,
+}
+
+/// What the stimulus does in one cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CycleStim {
+    /// The source may not start offering a new beat this cycle (a beat already offered stays
+    /// valid, as AXI4-Stream requires).
+    pub idle: bool,
+    /// `m_axis_tready` is low this cycle.
+    pub stall: bool,
+}
+
+impl Traffic {
+    /// The stimulus of one cycle: exactly two draws, idle then stall, every cycle, so the
+    /// pattern is a function of the seed and the cycle number only (the driver and this model
+    /// call it once per cycle).
+    pub fn draw(&self, rng: &mut SplitMix64) -> CycleStim {
+        let idle = rng.chance(self.idle, 16);
+        let stall = rng.chance(self.stall, 16);
+        CycleStim { idle, stall }
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// Parameters: every latency and depth, with its origin
+// ------------------------------------------------------------------------------------------
+
+/// Stage `parse` and the input side of `rtl/top/rocesec_protect.sv`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParseParams {
+    /// Bytes per beat: 16 at LANES = 1 (`s_axis_tdata_i` is 128·LANES bits).
+    pub beat_bytes: usize,
+    /// Packet FIFO depth in beats: `rocesec_protect.sv` parameter `FifoBeats` (512).
+    pub fifo_beats: usize,
+    /// Beats of the header window: ceil(`roce_parse_pkg::HdrBytes` 142 / 16) = 9; the header
+    /// descriptor is issued after the beat completing the window (or after `tlast`).
+    pub window_beats: usize,
+    /// Cycles from the clock edge that accepts a beat to `hdr_valid_o`/`desc_valid_o`:
+    /// `rocesec_pkg::ParseLatency` (2: registers `e1_*_q` and the outputs of `roce_parse.sv`,
+    /// after `ev_*_q` at the accepting edge). A descriptor is thus seen by the key stage
+    /// `latency + 2` cycles after the cycle its beat was accepted: one for the accepting edge,
+    /// one for the write into the descriptor queue (`u_hdr_q`, `u_fin_q`).
+    pub latency: u64,
+    /// `s_axis_tready_o` is low while either descriptor queue holds this many entries:
+    /// `hq_room = hq_count < 2 && fq_count < 2` in `rocesec_protect.sv`.
+    pub queue_room: usize,
+}
+
+/// One SP 800-108 derivation of `rtl/top/rocesec_key_kdf.sv` (CMAC on its own
+/// `aes_cipher_pipe`, one AES call at a time).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KdfParams {
+    /// Cycles from issuing one AES call to issuing the next: the issue state (`StIssue*`, 1)
+    /// plus the AES pipeline latency (`aes_cipher_pipe` 1 + 3·Nr = 31 for AES-128 with
+    /// `SboxLatency` = 2, `aes_pkg::aes_pipe_latency`).
+    pub aes_call_cycles: u64,
+    /// AES calls besides the CBC-MAC blocks: L = E_K(0) for the CMAC subkeys and H = E_K'(0)
+    /// (`StIssueL`, `StIssueH`).
+    pub extra_calls: u64,
+    /// Cycles around the calls: the start cycle (`kdf_first_q` → `StIdle` → `StIssueL`) and the
+    /// `done_o` register (`rocesec_key_kdf.sv`).
+    pub fixed_cycles: u64,
+    /// PRF input bytes of a per-QP key (`kdf_len` 41 in `rocesec_protect_key.sv`: label
+    /// "rocesec qp", GID, QPN, salt; docs/key-hierarchy.md).
+    pub qp_msg_bytes: u64,
+    /// PRF input bytes of an MR key (`kdf_len` 39: label "rocesec mr", GID, rkey).
+    pub mr_msg_bytes: u64,
+    /// PRF input bytes of a sub-region node key (`kdf_len` 32: label "rocesec region", level,
+    /// index).
+    pub node_msg_bytes: u64,
+}
+
+impl KdfParams {
+    /// Cycles the key stage spends in one `StKdf*` state for a PRF input of `msg_bytes` bytes:
+    /// `fixed_cycles + (ceil(msg_bytes / 16) + extra_calls) · aes_call_cycles`.
+    pub fn derivation_cycles(&self, msg_bytes: u64) -> u64 {
+        self.fixed_cycles + (msg_bytes.div_ceil(16) + self.extra_calls) * self.aes_call_cycles
+    }
+}
+
+/// Stage `key`: `rtl/top/rocesec_protect_key.sv`, one frame at a time, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyParams {
+    /// Cycles in `StDecide` (classification, table lookups, key selection; registered): 1.
+    pub decide_cycles: u64,
+    /// Cycles in `StLook` (derived-key cache lookup) for a protected frame: 1.
+    pub look_cycles: u64,
+    /// Derived-key cache entries (`NumCache` = 8, round robin, MR keys share it).
+    pub cache_entries: usize,
+    /// The KDF.
+    pub kdf: KdfParams,
+}
+
+/// Stage `crypto`: the CTR generator, its `aes_cipher_pipe` and `ghash_core` in
+/// `rtl/top/rocesec_protect_emit.sv`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CryptoParams {
+    /// AES pipeline latency in cycles, issue to result (`aes_cipher_pipe`, AES-128,
+    /// `SboxLatency` 2: 1 + 3·10 = 31).
+    pub aes_latency: u64,
+    /// Keystream FIFO depth in blocks; blocks in flight + buffered ≤ this (`KsDepth` = 32).
+    pub ks_depth: u64,
+    /// Cycles from the last GHASH block (the length block) to the hash
+    /// (`rocesec_pkg::GhashLatency` = 4, `ghash_core` with `MulStages` = 2).
+    pub ghash_latency: u64,
+    /// Cycles the CTR generator spends opening a job before issuing J0 (1: `ctr_busy_q`).
+    pub ctr_start_cycles: u64,
+}
+
+/// Stage `emit`: `rtl/top/rocesec_protect_emit.sv` (S1 splice, S2 GHASH feed, delay FIFO,
+/// S3 ICV, S4 ICRC and verdict, S5 output register).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EmitParams {
+    /// Frames in flight between the key stage and the output (job table, `NumJobs` = 8): a
+    /// job slot is freed when the frame's last beat leaves S4.
+    pub jobs: usize,
+    /// Delay FIFO between S2 and S3 in beats (`DlyBeats` = 8).
+    pub delay_beats: usize,
+    /// Bytes added to a protected frame: SecHdr 8 + ICV 16 (`rocesec_pkg::Overhead`).
+    pub overhead: usize,
+    /// Output offset shift of the payload: the SecHdr (`rocesec_pkg::SecHdrBytes` = 8).
+    pub sechdr: usize,
+    /// ICV bytes (`rocesec_pkg::IcvBytes` = 16).
+    pub icv: usize,
+    /// Cycles from the key stage's final verdict to the job table's `jt_done_v_q`: 2
+    /// (`done_valid_o` register in the key stage, table write in emit).
+    pub done_cycles: u64,
+}
+
+/// Every timing constant of the protect top, grouped by stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Params {
+    /// Stage `parse` and the input FIFO.
+    pub parse: ParseParams,
+    /// Stage `key`.
+    pub key: KeyParams,
+    /// Stage `crypto`.
+    pub crypto: CryptoParams,
+    /// Stage `emit`.
+    pub emit: EmitParams,
+}
+
+/// AES-128 pipeline latency of `aes_cipher_pipe` (`SboxLatency` = 2): 1 + (2 + 1)·10 cycles.
+pub const AES128_PIPE_LATENCY: u64 = 31;
+
+impl Params {
+    /// The protect top as built (LANES = 1).
+    pub const RTL: Params = Params {
+        parse: ParseParams {
+            beat_bytes: 16,
+            fifo_beats: 512,
+            window_beats: 9,
+            latency: 2,
+            queue_room: 2,
+        },
+        key: KeyParams {
+            decide_cycles: 1,
+            look_cycles: 1,
+            cache_entries: 8,
+            kdf: KdfParams {
+                aes_call_cycles: 1 + AES128_PIPE_LATENCY,
+                extra_calls: 2,
+                fixed_cycles: 2,
+                qp_msg_bytes: 41,
+                mr_msg_bytes: 39,
+                node_msg_bytes: 32,
+            },
+        },
+        crypto: CryptoParams {
+            aes_latency: AES128_PIPE_LATENCY,
+            ks_depth: 32,
+            ghash_latency: 4,
+            ctr_start_cycles: 1,
+        },
+        emit: EmitParams {
+            jobs: 8,
+            delay_beats: 8,
+            overhead: 24,
+            sechdr: 8,
+            icv: 16,
+            done_cycles: 2,
+        },
+    };
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Self::RTL
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// Frames, as the functional model sees them
+// ------------------------------------------------------------------------------------------
+
+/// A derived-key cache tag (`ktag_t` in `rocesec_protect_key.sv`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CacheTag {
+    /// A packet key (per-QP or sub-region node) of (PD, epoch).
+    Key(u32, u8, KeyRef),
+    /// The MR key (PD, epoch, owner GID, rkey) a node key is derived from.
+    Mr(u32, u8, Gid, u32),
+}
+
+/// How stage `key` protects a frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Protect {
+    /// Protection mode.
+    pub mode: Mode,
+    /// Byte offset of the IP header (start of the AAD).
+    pub ip_off: usize,
+    /// Byte offset of the plain payload.
+    pub payload_off: usize,
+    /// Byte offset of the end of the plain payload (start of the ICRC).
+    pub payload_end: usize,
+    /// The packet key's cache tag.
+    pub key: CacheTag,
+}
+
+/// One input frame, reduced to what the timing depends on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FrameProfile {
+    /// Frame length in bytes.
+    pub len: usize,
+    /// `Some` when stage `key` protects the frame, `None` when it is forwarded unchanged
+    /// (not RoCE, CNP, bypass) or rejected before key selection.
+    pub protect: Option<Protect>,
+}
+
+/// Profile `frames` with the functional model (`Protector`, in order, state carried from frame
+/// to frame as the RTL's QP table does).
+///
+/// # Errors
+/// [`KeyFileError`] for a key file with a bad secret.
+pub fn profile(keys: &KeyFile, frames: &[Vec<u8>]) -> Result<Vec<FrameProfile>, KeyFileError> {
+    let mut prot = Protector::new(keys)?;
+    let mut out = Vec::with_capacity(frames.len());
+    for f in frames {
+        let sel = prot.tx_selection(f);
+        let layout = match roce::parse(f) {
+            Ok(Frame::Roce(p)) => Some(p),
+            _ => None,
+        };
+        let protect = match (sel, layout) {
+            (Some((mode, s)), Some(p)) => Some(Protect {
+                mode,
+                ip_off: p.ip_off,
+                payload_off: p.payload_off,
+                payload_end: p.payload_end,
+                key: CacheTag::Key(s.pd, s.epoch, s.key),
+            }),
+            _ => None,
+        };
+        let _ = prot.protect(f);
+        out.push(FrameProfile {
+            len: f.len(),
+            protect,
+        });
+    }
+    Ok(out)
+}
+
+// ------------------------------------------------------------------------------------------
+// Prediction
+// ------------------------------------------------------------------------------------------
+
+/// Predicted timing of one frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FrameTiming {
+    /// Cycle the frame's first input beat is accepted.
+    pub first_in: u64,
+    /// Cycle the frame's last output beat leaves (`m_axis_tvalid && m_axis_tready`).
+    pub last_out: u64,
+}
+
+impl FrameTiming {
+    /// Latency in cycles, first input beat to last output beat.
+    pub fn latency(&self) -> u64 {
+        self.last_out.saturating_sub(self.first_in)
+    }
+}
+
+/// Predicted timing of a run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Prediction {
+    /// Per frame, in order.
+    pub frames: Vec<FrameTiming>,
+    /// Cycles of the run, first cycle to the cycle of the last output beat inclusive.
+    pub cycles: u64,
+    /// Cycles the KDF was busy (the RTL's `kdf_busy_o`).
+    pub kdf_cycles: u64,
+    /// False when the model stopped without progress (never expected; the frames not out have
+    /// `last_out = 0`).
+    pub complete: bool,
+}
+
+/// A beat moving through emit.
+#[derive(Clone, Copy, Debug)]
+struct Beat {
+    /// Frame index.
+    f: usize,
+    /// Beat index within the output frame.
+    k: usize,
+    /// Last beat of the frame.
+    last: bool,
+}
+
+/// The per-frame schedule emit derives from the job (computed once per frame).
+#[derive(Clone, Debug, Default)]
+struct Plan {
+    in_beats: usize,
+    out_beats: usize,
+    protect: bool,
+    /// Keystream blocks (AEAD payload blocks), popped by output beats `ks_beat..ks_beat+nks`.
+    nks: usize,
+    ks_beat: usize,
+    /// GHASH blocks fed while output beat k sits in S2 (AAD, ciphertext and length blocks
+    /// ending in it).
+    feeds: Vec<u32>,
+    /// The beat whose last feed is the length block (the hash starts then).
+    final_beat: usize,
+    /// Output beats overlapping the ICV (S3 waits for the tag on them).
+    icv_beats: (usize, usize),
+}
+
+fn plan(p: &Params, fp: &FrameProfile) -> Plan {
+    let bb = p.parse.beat_bytes.max(1);
+    let in_beats = fp.len.div_ceil(bb).max(1);
+    let Some(pr) = fp.protect else {
+        return Plan {
+            in_beats,
+            out_beats: in_beats,
+            ..Plan::default()
+        };
+    };
+    let out_len = fp.len + p.emit.overhead;
+    let out_beats = out_len.div_ceil(bb).max(1);
+    // Output offsets (rocesec_protect_emit.sv header): payload from P + 8, ICV at E + 8.
+    let pstart = pr.payload_off + p.emit.sechdr;
+    let eend = pr.payload_end.max(pr.payload_off) + p.emit.sechdr;
+    let aead = pr.mode == Mode::Aead;
+    let pauth = pr.mode == Mode::PacketAuth;
+    let nks = if aead {
+        (eend - pstart).div_ceil(bb)
+    } else {
+        0
+    };
+    // GHASH blocks (S2): AAD from ip_off to P + 8 (E + 8 in packet-auth mode), then the
+    // ciphertext from P + 8 to E + 8 in AEAD mode, each fed in the first beat holding its end.
+    let mut feeds = vec![0u32; out_beats];
+    let beat_of = |end: usize| (end.div_ceil(bb).max(1) - 1).min(out_beats - 1);
+    let aad_end = if pauth { eend } else { pstart };
+    let mut last_end = pr.ip_off;
+    let mut gp = pr.ip_off;
+    while gp < aad_end {
+        let e = (gp + bb).min(aad_end);
+        feeds[beat_of(e)] += 1;
+        last_end = e;
+        gp += bb;
+    }
+    if aead {
+        let mut gp = pstart;
+        while gp < eend {
+            let e = (gp + bb).min(eend);
+            feeds[beat_of(e)] += 1;
+            last_end = e;
+            gp += bb;
+        }
+    }
+    let final_beat = beat_of(last_end);
+    feeds[final_beat] += 1; // the length block [len(A)]_64 ‖ [len(C)]_64
+    let icv_beats = (eend / bb, ((eend + p.emit.icv).div_ceil(bb)).max(1) - 1);
+    Plan {
+        in_beats,
+        out_beats,
+        protect: true,
+        nks,
+        ks_beat: pstart / bb,
+        feeds,
+        final_beat,
+        icv_beats,
+    }
+}
+
+/// Input side: the AXI4-Stream source (driver), the packet FIFO and the parse tap.
+struct Parse {
+    /// Next (frame, beat) to offer.
+    next: (usize, usize),
+    /// The beat offered and not yet accepted.
+    held: Option<(usize, usize)>,
+    /// Packet FIFO contents (frame, beat).
+    fifo: VecDeque<(usize, usize)>,
+    /// Header descriptors (frame, cycle visible to the key stage).
+    hq: VecDeque<(usize, u64)>,
+    /// Final descriptors (frame, cycle visible).
+    fq: VecDeque<(usize, u64)>,
+}
+
+/// The key stage's FSM states (`state_e` of `rocesec_protect_key.sv`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum KeyState {
+    Idle,
+    /// `StDecide` for `left` more cycles.
+    Decide(u64),
+    /// `StLook` for `left` more cycles.
+    Look(u64),
+    /// In a `StKdf*` state for `left` more cycles; `then_node`: a node derivation follows.
+    Kdf {
+        left: u64,
+        then_node: bool,
+    },
+    Job,
+    Final,
+}
+
+/// Stage `key`: FSM, derived-key cache, KDF.
+struct Key {
+    state: KeyState,
+    /// Frame under work.
+    cur: usize,
+    cache: Vec<Option<CacheTag>>,
+    next_slot: usize,
+    kdf_cycles: u64,
+}
+
+impl Key {
+    fn cache_hit(&self, t: &CacheTag) -> bool {
+        self.cache.iter().any(|e| e.as_ref() == Some(t))
+    }
+
+    fn insert(&mut self, t: CacheTag) {
+        if self.cache.is_empty() {
+            return;
+        }
+        let n = self.cache.len();
+        self.cache[self.next_slot % n] = Some(t);
+        self.next_slot = (self.next_slot + 1) % n;
+    }
+}
+
+/// Stage `crypto`: CTR generator, AES pipeline, keystream FIFO (GHASH is timed in emit's S2).
+struct Crypto {
+    /// Next frame the CTR generator visits.
+    f: usize,
+    busy: bool,
+    /// Cycles left opening the current job before J0 is issued.
+    open: u64,
+    i: usize,
+    n: usize,
+    /// AES results in flight: (cycle out, frame, is E_K(J0)).
+    aes: VecDeque<(u64, usize, bool)>,
+    ks_count: u64,
+    ks_inflight: u64,
+}
+
+/// Stage `emit`: job table, S1 splice, S2 GHASH feed, delay FIFO, S3, S4, S5.
+struct Emit {
+    in_flight: usize,
+    /// S1 splice: active, frame, output beat index.
+    sp_active: bool,
+    sp_f: usize,
+    sp_k: usize,
+    s1: Option<Beat>,
+    s2: Option<(Beat, u32)>,
+    dq: VecDeque<Beat>,
+    s3: Option<Beat>,
+    s4: Option<Beat>,
+    s5: Option<Beat>,
+}
+
+/// Predict the timing of `frames` through the protect top with parameters `p`, drawing the
+/// per-cycle stimulus from `rng` with `traffic` exactly as the co-simulation driver does.
+/// Never panics; stops (with `complete = false`) if no frame leaves for 10^6 cycles.
+pub fn predict(
+    p: &Params,
+    frames: &[FrameProfile],
+    traffic: Traffic,
+    rng: &mut SplitMix64,
+) -> Prediction {
+    const NEVER: u64 = u64::MAX;
+    let n = frames.len();
+    let plans: Vec<Plan> = frames.iter().map(|f| plan(p, f)).collect();
+    let mut res = Prediction {
+        frames: vec![FrameTiming::default(); n],
+        complete: true,
+        ..Prediction::default()
+    };
+    // Per-frame event times (cycle from which the RTL sees the event).
+    let mut job_vis = vec![NEVER; n];
+    let mut ekj0_vis = vec![NEVER; n];
+    let mut hash_vis = vec![NEVER; n];
+    let mut done_vis = vec![NEVER; n];
+
+    let mut parse = Parse {
+        next: (0, 0),
+        held: None,
+        fifo: VecDeque::new(),
+        hq: VecDeque::new(),
+        fq: VecDeque::new(),
+    };
+    let mut key = Key {
+        state: KeyState::Idle,
+        cur: 0,
+        cache: vec![None; p.key.cache_entries],
+        next_slot: 0,
+        kdf_cycles: 0,
+    };
+    let mut crypto = Crypto {
+        f: 0,
+        busy: false,
+        open: 0,
+        i: 0,
+        n: 0,
+        aes: VecDeque::new(),
+        ks_count: 0,
+        ks_inflight: 0,
+    };
+    let mut emit = Emit {
+        in_flight: 0,
+        sp_active: false,
+        sp_f: 0,
+        sp_k: 0,
+        s1: None,
+        s2: None,
+        dq: VecDeque::new(),
+        s3: None,
+        s4: None,
+        s5: None,
+    };
+    let kdf = p.key.kdf;
+    let mut out_frames = 0usize;
+    let mut quiet = 0u64;
+    let mut c = 0u64;
+    while out_frames < n {
+        let stim = traffic.draw(rng);
+        // Registered state at the start of the cycle.
+        let pkt_count0 = parse.fifo.len();
+        let hq_count0 = parse.hq.iter().filter(|e| e.1 <= c).count();
+        let fq_count0 = parse.fq.iter().filter(|e| e.1 <= c).count();
+        let ks_count0 = crypto.ks_count;
+        let ks_inflight0 = crypto.ks_inflight;
+        let in_flight0 = emit.in_flight;
+        let dq_len0 = emit.dq.len();
+
+        // ---- emit: S5 (m_axis) ----
+        if let Some(b) = emit.s5 {
+            if !stim.stall {
+                emit.s5 = None;
+                if b.last {
+                    res.frames[b.f].last_out = c;
+                    out_frames += 1;
+                    quiet = 0;
+                }
+            }
+        }
+        // ---- S4: the last beat waits for the final verdict ----
+        if let Some(b) = emit.s4 {
+            if emit.s5.is_none() && (!b.last || done_vis[b.f] <= c) {
+                emit.s5 = emit.s4.take();
+                if b.last {
+                    emit.in_flight = emit.in_flight.saturating_sub(1);
+                }
+            }
+        }
+        // ---- S3: beats overlapping the ICV wait for GHASH and E_K(J0) ----
+        if let Some(b) = emit.s3 {
+            let (a, z) = plans[b.f].icv_beats;
+            let icv = plans[b.f].protect && b.k >= a && b.k <= z;
+            if emit.s4.is_none() && (!icv || (hash_vis[b.f] <= c && ekj0_vis[b.f] <= c)) {
+                emit.s4 = emit.s3.take();
+            }
+        }
+        if emit.s3.is_none() {
+            emit.s3 = emit.dq.pop_front();
+        }
+        // ---- S2: one GHASH block per cycle; the beat passes after its last block ----
+        if let Some((b, rem)) = emit.s2.as_mut() {
+            if *rem > 0 {
+                *rem -= 1;
+                if *rem == 0 && plans[b.f].protect && b.k == plans[b.f].final_beat {
+                    hash_vis[b.f] = c + p.crypto.ghash_latency + 1;
+                }
+            }
+            if *rem == 0 && dq_len0 < p.emit.delay_beats {
+                emit.dq.push_back(*b);
+                emit.s2 = None;
+            }
+        }
+        let s1_ready = emit.s2.is_none();
+        if s1_ready {
+            emit.s2 = emit
+                .s1
+                .take()
+                .map(|b| (b, plans[b.f].feeds.get(b.k).copied().unwrap_or(0)));
+        }
+        // ---- S1 splice ----
+        let mut ks_pop = false;
+        if !emit.sp_active {
+            if emit.sp_f < n && job_vis[emit.sp_f] <= c {
+                emit.sp_active = true;
+                emit.sp_k = 0;
+            }
+        } else if s1_ready {
+            let f = emit.sp_f;
+            let pl = &plans[f];
+            let k = emit.sp_k;
+            let need_in = k < pl.in_beats;
+            let need_ks = k >= pl.ks_beat && k - pl.ks_beat < pl.nks;
+            let go = (!need_in || pkt_count0 > 0) && (!need_ks || ks_count0 > 0);
+            if go {
+                if need_in {
+                    parse.fifo.pop_front();
+                }
+                ks_pop = need_ks;
+                let last = k + 1 >= pl.out_beats;
+                emit.s1 = Some(Beat { f, k, last });
+                emit.sp_k += 1;
+                if last {
+                    emit.sp_f += 1;
+                    emit.sp_k = 0;
+                    // chain into the next job if it is already in the table
+                    emit.sp_active = emit.sp_f < n && job_vis[emit.sp_f] <= c;
+                }
+            }
+        }
+
+        // ---- crypto: CTR generator and AES pipeline ----
+        let ks_room = ks_inflight0 + ks_count0 < p.crypto.ks_depth;
+        let mut ks_issue = false;
+        if crypto.busy && crypto.open > 0 {
+            crypto.open -= 1;
+        } else if crypto.busy {
+            if crypto.i == 0 || ks_room {
+                crypto
+                    .aes
+                    .push_back((c + p.crypto.aes_latency, crypto.f, crypto.i == 0));
+                ks_issue = crypto.i != 0;
+                if crypto.i >= crypto.n {
+                    crypto.busy = false;
+                    crypto.f += 1;
+                } else {
+                    crypto.i += 1;
+                }
+            }
+        } else if crypto.f < n && job_vis[crypto.f] <= c {
+            if plans[crypto.f].protect {
+                // this cycle opens the job (ctr_start_cycles in all)
+                crypto.busy = true;
+                crypto.open = p.crypto.ctr_start_cycles.saturating_sub(1);
+                crypto.i = 0;
+                crypto.n = plans[crypto.f].nks;
+            } else {
+                crypto.f += 1;
+            }
+        }
+        let mut ks_push = false;
+        while let Some(&(t, f, j0)) = crypto.aes.front() {
+            if t > c {
+                break;
+            }
+            crypto.aes.pop_front();
+            if j0 {
+                ekj0_vis[f] = c + 1;
+            } else {
+                ks_push = true;
+            }
+        }
+        crypto.ks_count = crypto.ks_count + u64::from(ks_push) - u64::from(ks_pop);
+        crypto.ks_inflight = crypto.ks_inflight + u64::from(ks_issue) - u64::from(ks_push);
+
+        // ---- key stage ----
+        let hq_front = parse.hq.front().filter(|e| e.1 <= c).map(|e| e.0);
+        let fq_front = parse.fq.front().filter(|e| e.1 <= c).map(|e| e.0);
+        match key.state {
+            KeyState::Idle => {
+                if let Some(f) = hq_front {
+                    parse.hq.pop_front();
+                    key.cur = f;
+                    key.state = KeyState::Decide(p.key.decide_cycles);
+                }
+            }
+            KeyState::Decide(left) if left > 1 => key.state = KeyState::Decide(left - 1),
+            KeyState::Decide(_) => {
+                key.state = if plans[key.cur].protect {
+                    KeyState::Look(p.key.look_cycles)
+                } else {
+                    KeyState::Job
+                };
+            }
+            KeyState::Look(left) if left > 1 => key.state = KeyState::Look(left - 1),
+            KeyState::Look(_) => {
+                key.state = KeyState::Job;
+                if let Some(pr) = frames[key.cur].protect {
+                    if !key.cache_hit(&pr.key) {
+                        key.state = match pr.key {
+                            CacheTag::Key(pd, ep, KeyRef::Node { gid, rkey, .. }) => {
+                                let mr = CacheTag::Mr(pd, ep, gid, rkey);
+                                if key.cache_hit(&mr) {
+                                    KeyState::Kdf {
+                                        left: kdf.derivation_cycles(kdf.node_msg_bytes),
+                                        then_node: false,
+                                    }
+                                } else {
+                                    KeyState::Kdf {
+                                        left: kdf.derivation_cycles(kdf.mr_msg_bytes),
+                                        then_node: true,
+                                    }
+                                }
+                            }
+                            _ => KeyState::Kdf {
+                                left: kdf.derivation_cycles(kdf.qp_msg_bytes),
+                                then_node: false,
+                            },
+                        };
+                    }
+                }
+            }
+            KeyState::Kdf { left, then_node } => {
+                key.kdf_cycles += 1;
+                let left = left.saturating_sub(1);
+                key.state = KeyState::Kdf { left, then_node };
+                if left == 0 {
+                    let tag = frames[key.cur].protect.map(|pr| pr.key);
+                    if then_node {
+                        if let Some(CacheTag::Key(pd, ep, KeyRef::Node { gid, rkey, .. })) = tag {
+                            key.insert(CacheTag::Mr(pd, ep, gid, rkey));
+                        }
+                        key.state = KeyState::Kdf {
+                            left: kdf.derivation_cycles(kdf.node_msg_bytes),
+                            then_node: false,
+                        };
+                    } else {
+                        if let Some(t) = tag {
+                            key.insert(t);
+                        }
+                        key.state = KeyState::Job;
+                    }
+                }
+            }
+            KeyState::Job => {
+                if in_flight0 < p.emit.jobs {
+                    job_vis[key.cur] = c + 1;
+                    emit.in_flight += 1;
+                    key.state = KeyState::Final;
+                }
+            }
+            KeyState::Final => {
+                if fq_front.is_some() {
+                    parse.fq.pop_front();
+                    done_vis[key.cur] = c + p.emit.done_cycles;
+                    key.state = KeyState::Idle;
+                    if let Some(f) = hq_front {
+                        parse.hq.pop_front();
+                        key.cur = f;
+                        key.state = KeyState::Decide(p.key.decide_cycles);
+                    }
+                }
+            }
+        }
+
+        // ---- input: source, packet FIFO, parse tap ----
+        if parse.held.is_none() && parse.next.0 < n && !stim.idle {
+            parse.held = Some(parse.next);
+            let (f, b) = parse.next;
+            parse.next = if b + 1 >= plans[f].in_beats {
+                (f + 1, 0)
+            } else {
+                (f, b + 1)
+            };
+        }
+        let tready = pkt_count0 < p.parse.fifo_beats
+            && hq_count0 < p.parse.queue_room
+            && fq_count0 < p.parse.queue_room;
+        if let (Some((f, b)), true) = (parse.held, tready) {
+            parse.held = None;
+            parse.fifo.push_back((f, b));
+            let nb = plans[f].in_beats;
+            let vis = c + p.parse.latency + 2;
+            if b == 0 {
+                res.frames[f].first_in = c;
+            }
+            if b + 1 == nb.min(p.parse.window_beats.max(1)) {
+                parse.hq.push_back((f, vis));
+            }
+            if b + 1 == nb {
+                parse.fq.push_back((f, vis));
+            }
+        }
+
+        c += 1;
+        quiet += 1;
+        if quiet > 1_000_000 {
+            res.complete = false;
+            break;
+        }
+    }
+    res.cycles = c;
+    res.kdf_cycles = key.kdf_cycles;
+    res
+}
+
+// ------------------------------------------------------------------------------------------
+// Accuracy
+// ------------------------------------------------------------------------------------------
+
+/// Model-against-RTL error of a set of runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Accuracy {
+    /// RTL cycles, summed over runs.
+    pub rtl_cycles: u64,
+    /// Model cycles, summed over runs.
+    pub model_cycles: u64,
+    /// Frames compared.
+    pub frames: u64,
+    /// Sum over frames of |model − RTL| / RTL latency, in percent.
+    pub sum_abs_pct: f64,
+    /// Largest per-frame |model − RTL| / RTL latency, in percent.
+    pub max_abs_pct: f64,
+}
+
+impl Accuracy {
+    /// Compare one run: total cycles and per-frame latencies (first beat in to last beat out,
+    /// cycles; frames are paired in order, extra entries ignored).
+    pub fn of(rtl_cycles: u64, model_cycles: u64, rtl_lat: &[u64], model_lat: &[u64]) -> Self {
+        let mut a = Self {
+            rtl_cycles,
+            model_cycles,
+            ..Self::default()
+        };
+        for (&r, &m) in rtl_lat.iter().zip(model_lat) {
+            let e = 100.0 * (m as f64 - r as f64).abs() / (r.max(1) as f64);
+            a.frames += 1;
+            a.sum_abs_pct += e;
+            a.max_abs_pct = a.max_abs_pct.max(e);
+        }
+        a
+    }
+
+    /// Add another run.
+    pub fn merge(&mut self, o: &Accuracy) {
+        self.rtl_cycles += o.rtl_cycles;
+        self.model_cycles += o.model_cycles;
+        self.frames += o.frames;
+        self.sum_abs_pct += o.sum_abs_pct;
+        self.max_abs_pct = self.max_abs_pct.max(o.max_abs_pct);
+    }
+
+    /// Signed total error (model − RTL) / RTL in percent (0 for no cycles).
+    pub fn total_err_pct(&self) -> f64 {
+        if self.rtl_cycles == 0 {
+            return 0.0;
+        }
+        100.0 * (self.model_cycles as f64 - self.rtl_cycles as f64) / self.rtl_cycles as f64
+    }
+
+    /// Mean per-frame |error| in percent (0 for no frames).
+    pub fn mean_abs_pct(&self) -> f64 {
+        if self.frames == 0 {
+            return 0.0;
+        }
+        self.sum_abs_pct / self.frames as f64
+    }
+}
