@@ -492,13 +492,14 @@ pub fn run(
         writeln!(
             out,
             "timing {:<11}: RTL {} cycles, model {} cycles, error {:+.2} %; per packet |error| \
-             mean {:.2} % max {:.1} % ({} packets); Gb/s at Fmax: RTL {} model {}",
+             mean {:.2} % max {:.1} %, {}/{} packets cycle-exact; Gb/s at Fmax: RTL {} model {}",
             m.name(),
             a.rtl_cycles,
             a.model_cycles,
             a.total_err_pct(),
             a.mean_abs_pct(),
             a.max_abs_pct,
+            a.exact,
             a.frames,
             rate(*b, a.rtl_cycles),
             rate(*b, a.model_cycles),

@@ -896,6 +896,8 @@ pub struct Accuracy {
     pub model_cycles: u64,
     /// Frames compared.
     pub frames: u64,
+    /// Frames whose predicted latency equals the RTL's to the cycle.
+    pub exact: u64,
     /// Sum over frames of |model − RTL| / RTL latency, in percent.
     pub sum_abs_pct: f64,
     /// Largest per-frame |model − RTL| / RTL latency, in percent.
@@ -914,6 +916,7 @@ impl Accuracy {
         for (&r, &m) in rtl_lat.iter().zip(model_lat) {
             let e = 100.0 * (m as f64 - r as f64).abs() / (r.max(1) as f64);
             a.frames += 1;
+            a.exact += u64::from(r == m);
             a.sum_abs_pct += e;
             a.max_abs_pct = a.max_abs_pct.max(e);
         }
@@ -925,6 +928,7 @@ impl Accuracy {
         self.rtl_cycles += o.rtl_cycles;
         self.model_cycles += o.model_cycles;
         self.frames += o.frames;
+        self.exact += o.exact;
         self.sum_abs_pct += o.sum_abs_pct;
         self.max_abs_pct = self.max_abs_pct.max(o.max_abs_pct);
     }
