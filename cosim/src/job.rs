@@ -212,7 +212,7 @@ pub fn run_unit(
     res.rtl_cycles = cycles;
     res.kdf_cycles = dut.kdf_cycles;
     // the timing layer, on the same frames and the same stimulus
-    if let Ok(prof) = timing::profile(&k, &unit.frames) {
+    if let Ok(prof) = timing::profile(params, &k, &unit.frames) {
         let pred = timing::predict(params, &prof, traffic, &mut SplitMix64::new(seed));
         res.model_cycles = pred.cycles;
         res.model_kdf_cycles = pred.kdf_cycles;

@@ -105,6 +105,21 @@ fn run_case(name: &str, keys: &KeyFile, frames: &[Vec<u8>], t: Traffic, seed_v: 
     dut.load_keys(keys).expect("keys fit");
     let mut model = Protector::new(keys).unwrap();
     let (out, cycles) = dut.run(frames, t, &mut rng);
+    // the timing layer on the same frames and stimulus (reported; asserted in tests/timing.rs)
+    let prof =
+        rocesec_model::timing::profile(&rocesec_model::timing::Params::RTL, keys, frames).unwrap();
+    let pred = rocesec_model::timing::predict(
+        &rocesec_model::timing::Params::RTL,
+        &prof,
+        t,
+        &mut SplitMix64::new(seed(seed_v)),
+    );
+    let lat: Vec<u64> = out
+        .iter()
+        .map(|o| o.last_cycle - o.in_first_cycle)
+        .collect();
+    let mlat: Vec<u64> = pred.frames.iter().map(|f| f.latency()).collect();
+    let acc = rocesec_model::timing::Accuracy::of(cycles, pred.cycles, &lat, &mlat);
     let s = score(&mut model, frames, &out);
     // counters (register read port) equal the model's
     let c = &model.counters;
@@ -119,7 +134,8 @@ fn run_case(name: &str, keys: &KeyFile, frames: &[Vec<u8>], t: Traffic, seed_v: 
     eprintln!(
         "{name}: {} frames compared ({} protected, {} forwarded unchanged, {} rejected); \
          {cycles} cycles, {:.3} input beats/cycle, {:.3} output beats/cycle, KDF busy {} cycles, \
-         model KDF runs {}",
+         model KDF runs {}; timing layer {} cycles (KDF busy {}) ({:+.2} %), per packet |error| mean {:.2} % \
+         max {:.1} %, {}/{} cycle-exact",
         s.frames,
         s.processed,
         s.passed,
@@ -127,7 +143,14 @@ fn run_case(name: &str, keys: &KeyFile, frames: &[Vec<u8>], t: Traffic, seed_v: 
         in_beats as f64 / cycles as f64,
         out_beats as f64 / cycles as f64,
         dut.kdf_cycles,
-        model.kdf_runs()
+        model.kdf_runs(),
+        pred.cycles,
+        pred.kdf_cycles,
+        acc.total_err_pct(),
+        acc.mean_abs_pct(),
+        acc.max_abs_pct,
+        acc.exact,
+        acc.frames
     );
     s
 }

@@ -80,7 +80,7 @@ fn retime(runs: &[Run], p: &Params) -> (Vec<(Mode, Accuracy)>, (u64, u64)) {
     let mut by_mode: Vec<(Mode, Accuracy)> = Vec::new();
     let mut kdf = (0, 0);
     for r in runs {
-        let prof = timing::profile(&r.keys, &r.frames).unwrap();
+        let prof = timing::profile(p, &r.keys, &r.frames).unwrap();
         let pred = timing::predict(p, &prof, r.traffic, &mut SplitMix64::new(r.seed));
         assert!(pred.complete);
         let lat: Vec<u64> = pred.frames.iter().map(|f| f.latency()).collect();
