@@ -536,12 +536,22 @@ pub fn run(
     Ok(mism)
 }
 
-/// Latency (cycles) against frame size, every frame of every unit, as an SVG scatter plot.
+/// Latency (cycles) against frame size, every frame of every unit, as an SVG scatter plot:
+/// RTL (filled blue) and the model's timing layer (red rings).
 fn plot(path: &Path, results: &[UnitResult]) -> Result<(), String> {
     use plotters::prelude::*;
     let pts: Vec<(i32, i32)> = results
         .iter()
         .flat_map(|r| r.len_latency.iter().map(|&(l, c)| (l as i32, c as i32)))
+        .collect();
+    let model: Vec<(i32, i32)> = results
+        .iter()
+        .flat_map(|r| {
+            r.len_latency
+                .iter()
+                .zip(&r.model_latency)
+                .map(|(&(l, _), &m)| (l as i32, m as i32))
+        })
         .collect();
     let xmax = pts.iter().map(|p| p.0).max().unwrap_or(1) + 64;
     let ymax = pts.iter().map(|p| p.1).max().unwrap_or(1) + 16;
@@ -550,7 +560,7 @@ fn plot(path: &Path, results: &[UnitResult]) -> Result<(), String> {
     root.fill(&WHITE).map_err(|x| e(&x))?;
     let mut ch = ChartBuilder::on(&root)
         .caption(
-            "rocesec protect (RTL, LANES=1): latency vs frame size",
+            "rocesec protect (LANES=1): latency vs frame size, RTL (dots) and model (rings)",
             ("sans-serif", 18),
         )
         .margin(10)
@@ -565,6 +575,12 @@ fn plot(path: &Path, results: &[UnitResult]) -> Result<(), String> {
         .map_err(|x| e(&x))?;
     ch.draw_series(pts.iter().map(|&p| Circle::new(p, 2, BLUE.filled())))
         .map_err(|x| e(&x))?;
+    ch.draw_series(
+        model
+            .iter()
+            .map(|&p| Circle::new(p, 4, RED.stroke_width(1))),
+    )
+    .map_err(|x| e(&x))?;
     root.present().map_err(|x| e(&x))?;
     Ok(())
 }
