@@ -134,7 +134,7 @@ fn run_case(name: &str, keys: &KeyFile, frames: &[Vec<u8>], t: Traffic, seed_v: 
     eprintln!(
         "{name}: {} frames compared ({} protected, {} forwarded unchanged, {} rejected); \
          {cycles} cycles, {:.3} input beats/cycle, {:.3} output beats/cycle, KDF busy {} cycles, \
-         model KDF runs {}; timing layer {} cycles (KDF busy {}) ({:+.2} %), per packet |error| mean {:.2} % \
+         model KDF runs {}; timing layer {} cycles (KDF busy {}, error {:+.2} %), per packet |error| mean {:.2} % \
          max {:.1} %, {}/{} cycle-exact",
         s.frames,
         s.processed,
