@@ -391,17 +391,36 @@ pub fn roundtrip_cmd(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> std::io::Result<i32> {
-    let paths = if paths.is_empty() {
-        default_corpus()
-    } else {
-        paths.to_vec()
-    };
+    // (name, frames) per capture: the files given, or the embedded corpus
+    let mut caps: Vec<(String, Vec<Vec<u8>>)> = Vec::new();
     if paths.is_empty() {
-        writeln!(
-            err,
-            "error: no captures given and none found in testbench/captures"
-        )?;
-        return Ok(EXIT_ERROR);
+        match crate::corpus::frames() {
+            Ok(v) => {
+                for (n, recs) in v {
+                    caps.push((
+                        format!("{n}.pcap"),
+                        recs.into_iter().map(|r| r.data).collect(),
+                    ));
+                }
+            }
+            Err(e) => {
+                writeln!(err, "error: embedded corpus: {e}")?;
+                return Ok(EXIT_ERROR);
+            }
+        }
+    }
+    for p in paths {
+        let Some(c) = open(p, err)? else {
+            return Ok(EXIT_ERROR);
+        };
+        if c.damaged.is_some() {
+            return Ok(EXIT_ERROR);
+        }
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        caps.push((name, c.records.into_iter().map(|r| r.data).collect()));
     }
     let modes = match mode {
         Some(m) => vec![m],
@@ -413,29 +432,18 @@ pub fn roundtrip_cmd(
         "{:<40} {:<12} {:>7} {:>9} {:>10} {:>9}",
         "capture", "mode", "frames", "protected", "overhead/B", "mismatch"
     )?;
-    for p in &paths {
-        let Some(c) = open(p, err)? else {
-            return Ok(EXIT_ERROR);
-        };
-        if c.damaged.is_some() {
-            return Ok(EXIT_ERROR);
-        }
-        let fr: Vec<Vec<u8>> = c.records.into_iter().map(|r| r.data).collect();
+    for (name, fr) in &caps {
         frames += fr.len() as u64;
         for &m in &modes {
             let mut k = keys.clone();
             k.force_mode(m);
-            let r = match roundtrip(&k, &fr) {
+            let r = match roundtrip(&k, fr) {
                 Ok(r) => r,
                 Err(e) => {
                     writeln!(err, "error: {e}")?;
                     return Ok(EXIT_ERROR);
                 }
             };
-            let name = p
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
             let per = r.overhead_bytes.checked_div(r.protected).unwrap_or(0);
             writeln!(
                 out,
@@ -450,7 +458,7 @@ pub fn roundtrip_cmd(
     writeln!(
         out,
         "frames: {frames} in {} captures; {} modes: {runs} protect→verify runs, {protected} protected",
-        paths.len(),
+        caps.len(),
         modes.len()
     )?;
     writeln!(out, "mismatches: {mismatches}")?;

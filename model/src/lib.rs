@@ -21,6 +21,7 @@
 #![warn(missing_docs)]
 
 pub mod cli;
+pub mod corpus;
 pub mod engine;
 pub mod gcm;
 pub mod ghash;

@@ -99,8 +99,25 @@ impl std::error::Error for PcapError {}
 pub fn read_capture(path: &Path) -> Result<Capture, PcapError> {
     let name = path.display().to_string();
     let f = File::open(path).map_err(|e| PcapError::Io(name.clone(), e))?;
-    let mut r = PcapReader::new(BufReader::new(f))
-        .map_err(|e| PcapError::Format(name.clone(), e.to_string()))?;
+    read_capture_from(name, BufReader::new(f))
+}
+
+/// Read every frame of a classic pcap image in memory (`name` labels errors); a damaged image
+/// is an error.
+///
+/// # Errors
+/// As [`read`].
+pub fn read_bytes(name: &str, bytes: &[u8]) -> Result<Vec<Record>, PcapError> {
+    let c = read_capture_from(name.to_string(), bytes)?;
+    match c.damaged {
+        Some(e) => Err(PcapError::Damaged(name.to_string(), c.records.len(), e)),
+        None => Ok(c.records),
+    }
+}
+
+fn read_capture_from<R: std::io::Read>(name: String, reader: R) -> Result<Capture, PcapError> {
+    let mut r =
+        PcapReader::new(reader).map_err(|e| PcapError::Format(name.clone(), e.to_string()))?;
     let header = r.header();
     if header.datalink != DataLink::ETHERNET {
         return Err(PcapError::LinkType(name, format!("{:?}", header.datalink)));
