@@ -44,6 +44,7 @@ module kdf_cmac_syn #(
     .req_ready_o   (ready_o),
     .req_key_i     (in_q[InW-1 -: KeyLen]),
     .req_kdf_i     (kdf_i),
+    .req_enc_i     (1'b0),
     .req_out256_i  (out256_i),
     .req_msg_i     (in_q[LenW +: 8 * MaxMsgBytes]),
     .req_msg_len_i (in_q[LenW-1:0]),

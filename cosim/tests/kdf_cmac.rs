@@ -7,6 +7,7 @@
 use hex_literal::hex;
 use rocesec_cosim::rtl::kdf_cmac::{KdfCmac, KdfOp, MAX_MSG_BYTES};
 use rocesec_cosim::rtl::{seed, SplitMix64, Top};
+use rocesec_model::gcm::AesGcm;
 use rocesec_model::kdf::{aes_cmac, derive_key};
 
 /// SP 800-38B Appendix D.1 (AES-128) examples 1-3 (messages of 0, 16 and 40 bytes).
@@ -55,12 +56,23 @@ fn random_requests(top: Top, n: usize) {
         if rng.chance(1, 2) {
             rng.fill(&mut key); // otherwise reuse: subkey cache hit
         }
-        let op = match rng.below(3) {
+        let op = match rng.below(4) {
             0 => KdfOp::Cmac,
             1 => KdfOp::Derive128,
+            2 => KdfOp::Encrypt,
             _ => KdfOp::Derive256,
         };
-        let (out, cyc) = if op == KdfOp::Cmac {
+        let (out, cyc) = if op == KdfOp::Encrypt {
+            // raw block encryption; the zero block gives the GCM hash subkey H
+            let mut blk = [0u8; 16];
+            if rng.chance(1, 2) {
+                rng.fill(&mut blk);
+            }
+            let (out, cyc) = dut.run(op, &key, &blk, rng.below(3) as usize);
+            let want = AesGcm::new(&key).unwrap().encrypt_block(&blk);
+            assert_eq!(out, want.to_vec(), "encrypt {}", hex::encode(blk));
+            (out, cyc)
+        } else if op == KdfOp::Cmac {
             let len = (i % (MAX_MSG_BYTES + 1)).min(MAX_MSG_BYTES);
             let mut msg = vec![0u8; len];
             rng.fill(&mut msg);

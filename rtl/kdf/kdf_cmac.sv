@@ -14,6 +14,10 @@
 //                  req_out256_i) and computes K(i) = CMAC(K, [i]_32 || msg || [L]_32) for
 //                  i = 1..L/128, rsp_key_o = K(1) || K(2) (K(2) = 0 for L = 128), as
 //                  rocesec_model::kdf::derive_key.
+//   req_enc_i = 1: raw one-block encryption (FIPS 197 Cipher), rsp_key_o[255:128] = AES_K(M_1)
+//                  with M_1 the first 16 message bytes (req_kdf_i ignored; rsp_key_o[127:0] = 0).
+//                  Used for the GCM hash subkey H = E_K(0^128) of a derived key (SP 800-38D
+//                  §6.4); leaves the cached CMAC subkeys untouched.
 // The subkeys K1/K2 (SP 800-38B §6.1) are cached for the last parent key, so a request with the
 // same key skips the AES(K, 0^128) step.
 //
@@ -22,7 +26,8 @@
 // Iterative: each AES block takes aes_pkg::aes_pipe_latency(KeyLen, 2) cycles (31 or 43) plus one
 // cycle of control. A request takes (subkey miss ? 1 : 0) + N_out * N_blk AES blocks, with
 // N_blk = max(1, ceil(len(M) / 16)), len(M) = msg_len (+ 8 in KDF mode); e.g. a 128-bit key from
-// a 16-byte message with a cached subkey: 2 blocks, about 70 cycles. req_ready_o is high while
+// a 16-byte message with a cached subkey: 2 blocks, about 70 cycles. An encryption request is
+// one AES block (about 35 cycles). req_ready_o is high while
 // idle; rsp_valid_o pulses for one cycle with rsp_key_o, which holds until the next response.
 // Reset clears all key-dependent registers (key, subkeys, chaining value).
 
@@ -41,6 +46,7 @@ module kdf_cmac #(
   output logic                            req_ready_o,
   input  wire logic [KeyLen-1:0]          req_key_i,
   input  wire logic                       req_kdf_i,     // 1: KBKDF, 0: plain CMAC
+  input  wire logic                       req_enc_i,     // 1: raw AES_K(first block)
   input  wire logic                       req_out256_i,  // KBKDF output length 256 (else 128)
   input  wire logic [8*MaxMsgBytes-1:0]   req_msg_i,
   input  wire logic [$clog2(MaxMsgBytes+1)-1:0] req_msg_len_i,
@@ -74,7 +80,7 @@ module kdf_cmac #(
 
   state_e            state_q;
   logic [KeyLen-1:0] key_q;
-  logic              kdf_q, out256_q;
+  logic              kdf_q, out256_q, enc_q;
   logic [QW-1:0]     msg_q;        // msg || [L]_32 (KDF) at byte 0, zero padded
   logic [IdxW-1:0]   blk_idx_q;    // index of the next block of M
   logic [LenW-1:0]   mlen_q;       // len(M) in bytes
@@ -105,8 +111,8 @@ module kdf_cmac #(
       logic [7:0] v;
       v = (b < MaxMsgBytes && b < int'(req_msg_len_i)) ? req_msg_i[8 * MaxMsgBytes - 1 - 8 * ((b < MaxMsgBytes) ? b : 0) -: 8]
                                                       : 8'h00;
-      if (req_kdf_i && !req_out256_i && b == int'(req_msg_len_i) + 3) v = v | 8'h80;
-      if (req_kdf_i &&  req_out256_i && b == int'(req_msg_len_i) + 2) v = v | 8'h01;
+      if (req_kdf_i && !req_enc_i && !req_out256_i && b == int'(req_msg_len_i) + 3) v = v | 8'h80;
+      if (req_kdf_i && !req_enc_i &&  req_out256_i && b == int'(req_msg_len_i) + 2) v = v | 8'h01;
       msg_init[QW - 1 - 8 * b -: 8] = v;
     end
   end
@@ -134,6 +140,7 @@ module kdf_cmac #(
   assign blk_last = complete ? (blk ^ k1_q)
                              : (blk ^ k2_q ^ (128'h80 << (8 * (15 - int'(rem_q[3:0])))));
   assign aes_in   = (state_q == StIdle || state_q == StSubkey) ? 128'h0
+                  : enc_q ? blk
                   : (x_q ^ (is_last ? blk_last : blk));
 
   aes_cipher_iter #(
@@ -164,6 +171,7 @@ module kdf_cmac #(
       key_q         <= '0;
       kdf_q         <= 1'b0;
       out256_q      <= 1'b0;
+      enc_q         <= 1'b0;
       msg_q         <= '0;
       blk_idx_q     <= '0;
       mlen_q        <= '0;
@@ -182,7 +190,8 @@ module kdf_cmac #(
         StIdle: begin
           if (req_valid_i) begin
             key_q      <= req_key_i;
-            kdf_q      <= req_kdf_i;
+            kdf_q      <= req_kdf_i && !req_enc_i;
+            enc_q      <= req_enc_i;
             out256_q   <= req_out256_i;
             msg_q      <= msg_init;
             blk_idx_q  <= '0;
@@ -191,8 +200,12 @@ module kdf_cmac #(
             ctr_q      <= 2'd1;
             x_q        <= '0;
             rsp_key_o  <= '0;
-            if (!(cache_valid_q && cache_key_q == req_key_i)) cache_valid_q <= 1'b0;
-            state_q    <= StSubkey;
+            if (req_enc_i) begin
+              state_q <= StBlock;  // no subkeys; the cache stays valid for its key
+            end else begin
+              if (!(cache_valid_q && cache_key_q == req_key_i)) cache_valid_q <= 1'b0;
+              state_q <= StSubkey;
+            end
           end
         end
         StSubkey: begin
@@ -212,7 +225,10 @@ module kdf_cmac #(
         end
         StWait: begin
           if (aes_done) begin
-            if (!is_last) begin
+            if (enc_q) begin
+              rsp_key_o[255:128] <= aes_out;
+              state_q            <= StRespond;
+            end else if (!is_last) begin
               x_q       <= aes_out;
               blk_idx_q <= blk_idx_q + IdxW'(1);
               rem_q     <= rem_q - LenW'(16);

@@ -54,6 +54,7 @@ package rocesec_pkg;
   localparam logic [15:0] RegPolicyBase  = 16'h0100;  // policy entry i at + 0x20*i
   localparam logic [15:0] RegPdBase      = 16'h0400;  // PD key slot j at + 0x20*j
   localparam logic [15:0] RegCountBase   = 16'h0800;  // counters (read)
+  localparam logic [15:0] RegCtrl        = 16'h0C00;  // verify: bit 0 store-and-forward
 
   // Stage latencies in clock cycles (mirrored by cosim/src/rtl/rocesec_protect.rs)
   localparam int unsigned ParseLatency = 2;  // tlast edge -> desc_valid_o
@@ -66,6 +67,14 @@ package rocesec_pkg;
 
   // $bits(job_t) (Yosys cannot take $bits of a type; checked against it under Verilator)
   localparam int unsigned JobBits = 1308;
+
+  // Derived-key cache entry types (key_tag_t.typ)
+  localparam logic [1:0] KtQp   = 2'd0;  // K_qp(pd, epoch, gid, qpn = a, salt = b)
+  localparam logic [1:0] KtMr   = 2'd1;  // K_mr(pd, epoch, gid, rkey = a)
+  localparam logic [1:0] KtNode = 2'd2;  // K_node(pd, epoch, gid, rkey = a, level = b, index)
+
+  // $bits(key_tag_t)
+  localparam int unsigned KeyTagBits = 290;
 
   /* verilator lint_on UNUSEDPARAM */
 
@@ -85,5 +94,16 @@ package rocesec_pkg;
     logic [7:0]             udp_off;
     logic [7:0]             bth_off;
   } job_t;
+
+  // Identity of a derived key (model/src/keys.rs KeyRef with its PD and epoch).
+  typedef struct packed {
+    logic [1:0]   typ;
+    logic [31:0]  pd;
+    logic [7:0]   epoch;
+    logic [127:0] gid;
+    logic [31:0]  a;      // QP: qpn, MR/NODE: rkey
+    logic [23:0]  b;      // QP: salt, NODE: level
+    logic [63:0]  index;  // NODE
+  } key_tag_t;
 
 endpackage

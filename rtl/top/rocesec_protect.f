@@ -11,7 +11,14 @@ rocesec_pkg.sv
 ../common/common_fifo_sync.sv
 ../roce/roce_parse_icrc.sv
 ../roce/roce_parse.sv
-rocesec_key_kdf.sv
+../kdf/kdf_pkg.sv
+../aes/aes_cipher_iter.sv
+../kdf/kdf_cmac.sv
+rocesec_key_tables.sv
+rocesec_key_cache.sv
+rocesec_ctr.sv
+rocesec_ghash_feed.sv
+rocesec_icrc_patch.sv
 rocesec_protect_key.sv
 rocesec_protect_emit.sv
 rocesec_protect.sv

@@ -76,7 +76,6 @@ module rocesec_protect_emit
 );
 
   localparam int unsigned SlotW   = $clog2(NumJobs);
-  localparam int unsigned KsCntW  = $clog2(KsDepth) + 1;
 
   typedef logic [SlotW-1:0] slot_t;
 
@@ -94,7 +93,7 @@ module rocesec_protect_emit
   logic [3:0]   jt_reason_q [NumJobs];
   logic [1:0]   jt_fwd_q    [NumJobs];
 
-  slot_t wr_ptr_q, fin_ptr_q, ctr_ptr_q, s1_ptr_q;
+  slot_t wr_ptr_q, fin_ptr_q, ctr_ptr, s1_ptr_q;
 
   logic  job_fire;
   assign job_ready_o = !jt_valid_q[wr_ptr_q];
@@ -178,115 +177,31 @@ module rocesec_protect_emit
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
 
-  logic              ctr_busy_q;     // issuing for job ctr_ptr_q
-  logic [15:0]       ctr_i_q;        // next block index (0 = J0)
-  logic [15:0]       ctr_n_q;        // keystream blocks of the job
-  logic [KsCntW-1:0] ks_inflight_q;
-  logic [KsCntW-1:0] ks_count;
-  logic              aes_in_valid;
-  logic [127:0]      aes_in_data;
-  logic              aes_out_valid;
-  logic [SlotW:0]    aes_out_tag;    // {is_j0, slot}
-  logic [127:0]      aes_out_data;
-  logic              ks_push;
   logic              ks_pop;
   logic              ks_valid;
   logic [127:0]      ks_head;
-  logic              ks_room;
-  rocesec_pkg::job_t              ctr_job;
+  rocesec_pkg::job_t ctr_job;
 
-  // A job is pending for the CTR generator when it was written and not yet visited.
-  logic [SlotW:0] ctr_lag_q;  // jobs written but not yet visited by the CTR generator
-  logic       ctr_pending;
-  assign ctr_pending = (ctr_lag_q != '0);
+  assign ctr_job = jt_q[ctr_ptr];
 
-  assign ctr_job = jt_q[ctr_ptr_q];
-  assign ks_room = ({1'b0, ks_inflight_q} + {1'b0, ks_count}) < (KsCntW+1)'(KsDepth);
-
-  always_comb begin
-    logic [31:0] cnt;
-    cnt          = 32'(ctr_i_q) + 32'd1;  // J0 has counter 1
-    aes_in_valid = ctr_busy_q && (ctr_i_q == 16'd0 || ks_room);
-    aes_in_data  = {ctr_job.iv, cnt};
-  end
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      ctr_ptr_q     <= '0;
-      ctr_busy_q    <= 1'b0;
-      ctr_i_q       <= '0;
-      ctr_n_q       <= '0;
-      ks_inflight_q <= '0;
-    end else begin
-      ks_inflight_q <= ks_inflight_q + KsCntW'(aes_in_valid && ctr_i_q != 16'd0)
-                                     - KsCntW'(ks_push);
-      if (ctr_busy_q) begin
-        if (aes_in_valid) begin
-          if (ctr_i_q == ctr_n_q) begin
-            ctr_busy_q <= 1'b0;
-            ctr_ptr_q  <= ctr_ptr_q + 1'b1;
-          end else begin
-            ctr_i_q <= ctr_i_q + 16'd1;
-          end
-        end
-      end else if (ctr_pending) begin
-        if (ctr_job.protect) begin
-          ctr_busy_q <= 1'b1;
-          ctr_i_q    <= '0;
-          ctr_n_q    <= nks_of(ctr_job);
-        end else begin
-          ctr_ptr_q <= ctr_ptr_q + 1'b1;
-        end
-      end
-    end
-  end
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      ctr_lag_q <= '0;
-    end else begin
-      ctr_lag_q <= ctr_lag_q + (SlotW+1)'(job_fire)
-                   - (SlotW+1)'(!ctr_busy_q && ctr_pending && !ctr_job.protect)
-                   - (SlotW+1)'(ctr_busy_q && aes_in_valid && ctr_i_q == ctr_n_q);
-    end
-  end
-
-  aes_cipher_pipe #(
-    .KeyLen   (128),
-    .TagWidth (SlotW + 1)
-  ) u_aes_ctr (
-    .clk_i       (clk_i),
-    .rst_ni      (rst_ni),
-    .en_i        (1'b1),
-    .in_valid_i  (aes_in_valid),
-    .in_tag_i    ({ctr_i_q == 16'd0, ctr_ptr_q}),
-    .in_key_i    (ctr_job.key),
-    .in_data_i   (aes_in_data),
-    .out_valid_o (aes_out_valid),
-    .out_tag_o   (aes_out_tag),
-    .out_data_o  (aes_out_data)
-  );
-
-  assign ekj0_we   = aes_out_valid && aes_out_tag[SlotW];
-  assign ekj0_slot = aes_out_tag[SlotW-1:0];
-  assign ekj0_data = aes_out_data;
-  assign ks_push   = aes_out_valid && !aes_out_tag[SlotW];
-
-  logic unused_ks_ready;
-
-  common_fifo_sync #(
-    .Width (128),
-    .Depth (KsDepth)
-  ) u_ks_fifo (
-    .clk_i    (clk_i),
-    .rst_ni   (rst_ni),
-    .wvalid_i (ks_push),
-    .wready_o (unused_ks_ready),
-    .wdata_i  (aes_out_data),
-    .rvalid_o (ks_valid),
-    .rready_i (ks_pop),
-    .rdata_o  (ks_head),
-    .count_o  (ks_count)
+  rocesec_ctr #(
+    .NumJobs (NumJobs),
+    .KsDepth (KsDepth)
+  ) u_ctr (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .job_push_i   (job_fire),
+    .job_slot_o   (ctr_ptr),
+    .job_active_i (ctr_job.protect),
+    .job_key_i    (ctr_job.key),
+    .job_iv_i     (ctr_job.iv),
+    .job_nks_i    (nks_of(ctr_job)),
+    .ekj0_valid_o (ekj0_we),
+    .ekj0_slot_o  (ekj0_slot),
+    .ekj0_data_o  (ekj0_data),
+    .ks_valid_o   (ks_valid),
+    .ks_data_o    (ks_head),
+    .ks_pop_i     (ks_pop)
   );
 
   ///////////////
@@ -523,197 +438,60 @@ module rocesec_protect_emit
   // S2 GHASH feed  //
   ////////////////////
 
-  localparam logic [1:0] PhAad  = 2'd0;
-  localparam logic [1:0] PhC    = 2'd1;
-  localparam logic [1:0] PhLen  = 2'd2;
-  localparam logic [1:0] PhDone = 2'd3;
-
-  logic         s2_valid_q;
-  logic [127:0] s2_data_q;
-  logic [15:0]  s2_keep_q;
-  logic         s2_last_q;
-  slot_t        s2_slot_q;
-  logic [11:0]  s2_k_q;
-  logic         s2_ready;          // S2 register may load
-  logic         s2_pass;           // S2 beat moves into the delay FIFO this cycle
+  logic         s2_ready;          // the GHASH feed may take the S1 beat
   logic         s3_ready;
   logic         dq_wready;
-
-  logic [1:0]   g_phase_q;
-  logic [16:0]  g_gp_q;            // next GHASH byte (output offset)
-  logic         g_first_q;         // next block is X_1
-  logic [127:0] g_prev_q;          // beat k-1 (GHASH copy, masked)
-  rocesec_pkg::job_t         g_job;
-
-  logic         gh_valid;
-  logic         gh_first;
-  logic         gh_last;
-  logic [127:0] gh_data;
-  logic [1:0]   g_phase_d;
-  logic [16:0]  g_gp_d;
-
-  assign g_job   = jt_q[s2_slot_q];
-  assign s1q_job = jt_q[s1_slot_q];
-
-  // invariant-field mask of output byte o (docs/wire-format.md §4, Annex A17.8)
+  logic         g_valid;
+  logic [127:0] g_data;
+  logic [15:0]  g_keep;
+  logic         g_last;
+  slot_t        g_slot;
+  logic [11:0]  g_k;
+  slot_t        g_cur;
   /* verilator lint_off UNUSEDSIGNAL */
-  function automatic logic [7:0] aad_mask(rocesec_pkg::job_t j, logic [16:0] o);
-    logic [16:0] ip, udp, bth;
-    logic [7:0]  m;
-    ip  = {9'h0, j.ip_off};
-    udp = {9'h0, j.udp_off};
-    bth = {9'h0, j.bth_off};
-    m   = 8'h00;
-    if (j.ipv6) begin
-      if (o == ip) m = 8'h0F;
-      if (o == ip + 17'd1 || o == ip + 17'd2 || o == ip + 17'd3 || o == ip + 17'd7) m = 8'hFF;
-    end else begin
-      if (o == ip + 17'd1 || o == ip + 17'd8 || o == ip + 17'd10 || o == ip + 17'd11) m = 8'hFF;
-    end
-    if (o == udp + 17'd6 || o == udp + 17'd7 || o == bth + 17'd4) m = 8'hFF;
-    aad_mask = m;
-  endfunction
+  rocesec_pkg::job_t g_job;  // read field by field
   /* verilator lint_on UNUSEDSIGNAL */
 
-  always_comb begin
-    logic [127:0] cur;
-    logic [255:0] w;          // {cur, prev}: byte j = output offset 16(k-1) + j
-    logic [16:0]  base;       // 16(k-1)
-    logic [16:0]  re;         // range end
-    logic [16:0]  bend;
-    logic [16:0]  re_d, bend_d;
-    /* verilator lint_off UNUSEDSIGNAL */
-    logic [16:0]  shift;      // < 32 by construction
-    /* verilator lint_on UNUSEDSIGNAL */
-    logic [16:0]  pstart, eend, ipst;
-    logic [127:0] blk;
-    logic [63:0]  la, lc;
-    logic         aead, pauth;
+  assign g_job   = jt_q[g_cur];
+  assign s1q_job = jt_q[s1_slot_q];
 
-    cur = s2_data_q;
-    for (int i = 0; i < 16; i++) begin
-      cur[8*i +: 8] = s2_data_q[8*i +: 8] | aad_mask(g_job, {1'b0, s2_k_q, 4'h0} + 17'(i));
-    end
-    w      = {cur, g_prev_q};
-    base   = {1'b0, s2_k_q, 4'h0} - 17'd16;
-    ipst   = {9'h0, g_job.ip_off};
-    pstart = {9'h0, g_job.poff} + 17'd8;
-    eend   = {1'b0, g_job.eoff} + 17'd8;
-    aead   = (g_job.mode == rocesec_pkg::ModeAead);
-    pauth  = (g_job.mode == rocesec_pkg::ModePacketAuth);
-    re     = (g_phase_q == PhAad) ? (pauth ? eend : pstart) : eend;
-    bend   = (g_gp_q + 17'd16 < re) ? g_gp_q + 17'd16 : re;
-    shift  = g_gp_q - base;
-
-    blk = '0;
-    for (int i = 0; i < 16; i++) begin
-      // block byte i (b0 = bits [127:120]) is output byte gp + i
-      if (g_gp_q + 17'(i) < re) blk[127 - 8*i -: 8] = w[8*(shift[4:0] + 5'(i)) +: 8];
-    end
-    la = {44'h0, (aead || !pauth) ? pstart - ipst : eend - ipst, 3'b000};
-    lc = aead ? {45'h0, g_job.eoff - {8'h0, g_job.poff}, 3'b000} : 64'h0;
-
-    gh_valid  = 1'b0;
-    gh_first  = g_first_q;
-    gh_last   = 1'b0;
-    gh_data   = blk;
-    g_phase_d = g_phase_q;
-    g_gp_d    = g_gp_q;
-    s2_pass   = 1'b0;
-    re_d      = re;
-    bend_d    = bend;
-    if (s2_valid_q) begin
-      if ((g_phase_q == PhAad || g_phase_q == PhC) && bend <= {1'b0, s2_k_q, 4'h0} + 17'd16) begin
-        gh_valid = 1'b1;
-        g_gp_d   = g_gp_q + 17'd16;
-        if (g_gp_q + 17'd16 >= re) begin
-          if (g_phase_q == PhAad && aead && g_job.eoff != {8'h0, g_job.poff}) begin
-            g_phase_d = PhC;
-            g_gp_d    = pstart;
-          end else begin
-            g_phase_d = PhLen;
-          end
-        end
-        // the beat may leave with this block unless another block also ends in it
-        re_d    = (g_phase_d == PhAad) ? re : eend;
-        bend_d  = (g_gp_d + 17'd16 < re_d) ? g_gp_d + 17'd16 : re_d;
-        s2_pass = dq_wready && (g_phase_d == PhDone ||
-                  ((g_phase_d == PhAad || g_phase_d == PhC) &&
-                   bend_d > {1'b0, s2_k_q, 4'h0} + 17'd16));
-      end else if (g_phase_q == PhLen) begin
-        gh_valid  = 1'b1;
-        gh_last   = 1'b1;
-        gh_data   = {la, lc};
-        g_phase_d = PhDone;
-        s2_pass   = dq_wready;
-      end else begin
-        s2_pass = dq_wready;
-      end
-    end
-  end
-
-  assign s2_ready = !s2_valid_q || s2_pass;
-  assign s1_ready = s2_ready;
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      s2_valid_q <= 1'b0;
-      g_phase_q  <= PhDone;
-      g_gp_q     <= '0;
-      g_first_q  <= 1'b0;
-      g_prev_q   <= '0;
-    end else begin
-      if (s2_ready) s2_valid_q <= s1_valid_q;
-      g_phase_q <= g_phase_d;
-      g_gp_q    <= g_gp_d;
-      if (gh_valid) g_first_q <= 1'b0;
-      if (s2_pass) begin
-        for (int i = 0; i < 16; i++) begin
-          g_prev_q[8*i +: 8] <= s2_data_q[8*i +: 8] |
-                                aad_mask(g_job, {1'b0, s2_k_q, 4'h0} + 17'(i));
-        end
-      end
-      if (s2_ready && s1_valid_q && s1_k_q == 12'd0) begin
-        // first beat of a frame: start its GHASH
-        g_phase_q <= s1q_job.protect ? PhAad : PhDone;
-        g_gp_q    <= {9'h0, s1q_job.ip_off};
-        g_first_q <= 1'b1;
-      end
-    end
-  end
-
-  always_ff @(posedge clk_i) begin
-    if (s2_ready && s1_valid_q) begin
-      s2_data_q <= s1_data_q;
-      s2_keep_q <= s1_keep_q;
-      s2_last_q <= s1_last_q;
-      s2_slot_q <= s1_slot_q;
-      s2_k_q    <= s1_k_q;
-    end
-  end
-
-  logic       gh_out_valid;
-  slot_t      gh_out_tag;
-
-  ghash_core #(
-    .MulStages (2),
-    .TagWidth  (SlotW)
-  ) u_ghash (
-    .clk_i       (clk_i),
-    .rst_ni      (rst_ni),
-    .in_valid_i  (gh_valid),
-    .in_first_i  (gh_first),
-    .in_last_i   (gh_last),
-    .in_tag_i    (s2_slot_q),
-    .in_data_i   (gh_data),
-    .in_h_i      (g_job.h),
-    .out_valid_o (gh_out_valid),
-    .out_tag_o   (gh_out_tag),
-    .out_hash_o  (hash_data)
+  // Output frame coordinates: AAD from ip_off, ciphertext [P + 8, E + 8).
+  rocesec_ghash_feed #(
+    .SlotW (SlotW)
+  ) u_ghash_feed (
+    .clk_i         (clk_i),
+    .rst_ni        (rst_ni),
+    .in_valid_i    (s1_valid_q),
+    .in_ready_o    (s2_ready),
+    .in_data_i     (s1_data_q),
+    .in_keep_i     (s1_keep_q),
+    .in_last_i     (s1_last_q),
+    .in_slot_i     (s1_slot_q),
+    .in_k_i        (s1_k_q),
+    .in_active_i   (s1q_job.protect),
+    .in_ip_off_i   (s1q_job.ip_off),
+    .cur_slot_o    (g_cur),
+    .cur_mode_i    (g_job.mode),
+    .cur_ipv6_i    (g_job.ipv6),
+    .cur_ip_off_i  (g_job.ip_off),
+    .cur_udp_off_i (g_job.udp_off),
+    .cur_bth_off_i (g_job.bth_off),
+    .cur_cstart_i  ({9'h0, g_job.poff} + 17'd8),
+    .cur_cend_i    ({1'b0, g_job.eoff} + 17'd8),
+    .cur_h_i       (g_job.h),
+    .out_valid_o   (g_valid),
+    .out_ready_i   (dq_wready),
+    .out_data_o    (g_data),
+    .out_keep_o    (g_keep),
+    .out_last_o    (g_last),
+    .out_slot_o    (g_slot),
+    .out_k_o       (g_k),
+    .hash_valid_o  (hash_we),
+    .hash_slot_o   (hash_slot),
+    .hash_o        (hash_data)
   );
 
-  assign hash_we   = gh_out_valid;
-  assign hash_slot = gh_out_tag;
+  assign s1_ready = s2_ready;
 
   ///////////
   // S3 ICV //
@@ -725,6 +503,7 @@ module rocesec_protect_emit
   logic         s3_last_q;
   slot_t        s3_slot_q;
   logic [11:0]  s3_k_q;
+  logic         s3_can;            // S3 beat may move to S4
   logic         s3_go;             // S3 beat moves to S4
   logic         s4_ready;
   logic [127:0] s3_out;
@@ -750,10 +529,11 @@ module rocesec_protect_emit
         s3_out[8*i +: 8] = icv[127 - 8*(o - icv0) -: 8];
       end
     end
-    s3_go = s3_valid_q && s4_ready &&
-            (!overlap || (jt_hash_v_q[s3_slot_q] && jt_ekj0_v_q[s3_slot_q]));
+    s3_can = s3_valid_q &&
+             (!overlap || (jt_hash_v_q[s3_slot_q] && jt_ekj0_v_q[s3_slot_q]));
   end
 
+  assign s3_go    = s3_can && s4_ready;
   assign s3_ready = !s3_valid_q || s3_go;
 
   // Delay FIFO S2 -> S3: lets S1/S2 run ahead while a beat waits for its ICV, so that in a
@@ -769,9 +549,9 @@ module rocesec_protect_emit
   ) u_dly (
     .clk_i    (clk_i),
     .rst_ni   (rst_ni),
-    .wvalid_i (s2_pass),
+    .wvalid_i (g_valid),
     .wready_o (dq_wready),
-    .wdata_i  ({s2_data_q, s2_keep_q, s2_last_q, s2_slot_q, s2_k_q}),
+    .wdata_i  ({g_data, g_keep, g_last, g_slot, g_k}),
     .rvalid_o (dq_rvalid),
     .rready_i (s3_ready),
     .rdata_o  (dq_rdata),
@@ -796,85 +576,54 @@ module rocesec_protect_emit
   // S4 ICRC //
   ////////////
 
-  logic         s4_valid_q;
-  logic [127:0] s4_data_q;
-  logic [15:0]  s4_keep_q;
-  logic         s4_last_q;
-  slot_t        s4_slot_q;
-  logic [11:0]  s4_k_q;
+  logic         s4_valid;
+  logic [127:0] s4_out;
+  logic [15:0]  s4_keep;
+  logic         s4_last;
+  slot_t        s4_slot;
+  slot_t        s4_cur;
   logic         s4_go;
   logic         s5_ready;
-  logic [127:0] s4_out;
   /* verilator lint_off UNUSEDSIGNAL */
-  rocesec_pkg::job_t         s4_job;
+  rocesec_pkg::job_t s4_job;
+  rocesec_pkg::job_t s3_in_job;
   /* verilator lint_on UNUSEDSIGNAL */
-  /* verilator lint_off UNUSEDSIGNAL */
-  rocesec_pkg::job_t         s3_in_job;
-  /* verilator lint_on UNUSEDSIGNAL */
-  logic [31:0]  crc;
-  logic [31:0]  unused_crc_stored;
-  logic [31:0]  unused_crc;
 
-  assign s4_job    = jt_q[s4_slot_q];
+  assign s4_job    = jt_q[s4_cur];
   assign s3_in_job = jt_q[s3_slot_q];
 
-  // The ICRC engine sees every beat as it enters S4 (layout of that beat's job).
-  roce_parse_icrc #(
-    .LANES (1)
-  ) u_icrc (
-    .clk_i        (clk_i),
-    .rst_ni       (rst_ni),
-    .beat_valid_i (s3_go),
-    .beat_data_i  (s3_out),
-    .beat_keep_i  (s3_keep_q),
-    .beat_base_i  ({s3_k_q, 4'h0}),
-    .ipv6_i       (s3_in_job.ipv6),
-    .ip_off_i     (s3_in_job.ip_off),
-    .udp_off_i    (s3_in_job.udp_off),
-    .bth_off_i    (s3_in_job.bth_off),
-    .icrc_off_i   (s3_in_job.eoff + 16'd24),
-    .icrc_o       (unused_crc),
-    .icrc_now_o   (crc),
-    .stored_o     (unused_crc_stored)
+  rocesec_icrc_patch #(
+    .SlotW (SlotW)
+  ) u_icrc_patch (
+    .clk_i          (clk_i),
+    .rst_ni         (rst_ni),
+    .in_valid_i     (s3_can),
+    .in_ready_o     (s4_ready),
+    .in_data_i      (s3_out),
+    .in_keep_i      (s3_keep_q),
+    .in_last_i      (s3_last_q),
+    .in_slot_i      (s3_slot_q),
+    .in_k_i         (s3_k_q),
+    .in_ipv6_i      (s3_in_job.ipv6),
+    .in_ip_off_i    (s3_in_job.ip_off),
+    .in_udp_off_i   (s3_in_job.udp_off),
+    .in_bth_off_i   (s3_in_job.bth_off),
+    .in_icrc_off_i  (s3_in_job.eoff + 16'd24),
+    .cur_slot_o     (s4_cur),
+    .cur_patch_i    (s4_job.protect),
+    .cur_icrc_off_i (s4_job.eoff + 16'd24),
+    .cur_done_i     (jt_done_v_q[s4_cur]),
+    .out_valid_o    (s4_valid),
+    .out_ready_i    (s5_ready),
+    .out_data_o     (s4_out),
+    .out_keep_o     (s4_keep),
+    .out_last_o     (s4_last),
+    .out_slot_o     (s4_slot)
   );
 
-  always_comb begin
-    logic [16:0] o;
-    logic [16:0] c0;
-    c0      = {1'b0, s4_job.eoff} + 17'd24;
-    s4_out  = s4_data_q;
-    for (int i = 0; i < 16; i++) begin
-      o = {1'b0, s4_k_q, 4'h0} + 17'(i);
-      if (s4_job.protect && o >= c0 && o < c0 + 17'd4) begin
-        s4_out[8*i +: 8] = crc[8*(o - c0) +: 8];
-      end
-    end
-    // crc (icrc_now_o) includes this beat from the cycle it entered S4 on
-    s4_go = s4_valid_q && s5_ready && (!s4_last_q || jt_done_v_q[s4_slot_q]);
-  end
-
-  assign s4_ready = !s4_valid_q || s4_go;
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      s4_valid_q <= 1'b0;
-    end else if (s4_ready) begin
-      s4_valid_q <= s3_go;
-    end
-  end
-
-  always_ff @(posedge clk_i) begin
-    if (s4_ready && s3_go) begin
-      s4_data_q <= s3_out;
-      s4_keep_q <= s3_keep_q;
-      s4_last_q <= s3_last_q;
-      s4_slot_q <= s3_slot_q;
-      s4_k_q    <= s3_k_q;
-    end
-  end
-
-  assign free_we   = s4_go && s4_last_q;
-  assign free_slot = s4_slot_q;
+  assign s4_go     = s4_valid && s5_ready;
+  assign free_we   = s4_go && s4_last;
+  assign free_slot = s4_slot;
 
   ///////////////////
   // S5 output reg //
@@ -893,13 +642,13 @@ module rocesec_protect_emit
   always_ff @(posedge clk_i) begin
     if (s5_ready && s4_go) begin
       m_axis_tdata_o <= s4_out;
-      m_axis_tkeep_o <= s4_keep_q;
-      m_axis_tlast_o <= s4_last_q;
-      m_axis_tuser_o <= s4_last_q ? {2'b00, jt_fwd_q[s4_slot_q], jt_reason_q[s4_slot_q]} : 8'h00;
+      m_axis_tkeep_o <= s4_keep;
+      m_axis_tlast_o <= s4_last;
+      m_axis_tuser_o <= s4_last ? {2'b00, jt_fwd_q[s4_slot], jt_reason_q[s4_slot]} : 8'h00;
     end
   end
 
   logic unused_sig;
-  assign unused_sig = ^{unused_dq_count, unused_crc, unused_crc_stored, unused_ks_ready};
+  assign unused_sig = ^{unused_dq_count};
 
 endmodule

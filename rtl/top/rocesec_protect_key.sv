@@ -75,26 +75,9 @@ module rocesec_protect_key
   output logic                       kdf_busy_o
 );
 
-  ///////////////////
-  // Table storage //
-  ///////////////////
-
-  typedef struct packed {
-    logic         valid;
-    logic [1:0]   mode;
-    logic [7:0]   epoch;
-    logic [23:0]  qpn;
-    logic [31:0]  pd;
-    logic [23:0]  gen;
-    logic [127:0] gid;
-  } policy_t;
-
-  typedef struct packed {
-    logic         valid;
-    logic [7:0]   epoch;
-    logic [31:0]  pd;
-    logic [127:0] key;
-  } pdslot_t;
+  /////////////////////
+  // Tables (shared) //
+  /////////////////////
 
   typedef struct packed {
     logic         valid;
@@ -107,142 +90,50 @@ module rocesec_protect_key
     logic [63:0]  cont_index;
   } txqp_t;
 
-  localparam logic [1:0] KtQp   = 2'd0;
-  localparam logic [1:0] KtMr   = 2'd1;
-  localparam logic [1:0] KtNode = 2'd2;
+  localparam int unsigned QpW = 1 + 128 + 24 + 49 + 1 + 32 + 6 + 64;  // $bits(txqp_t)
 
-  typedef struct packed {
-    logic [1:0]   typ;
-    logic [31:0]  pd;
-    logic [7:0]   epoch;
-    logic [127:0] gid;
-    logic [31:0]  a;      // QP: qpn, MR/NODE: rkey
-    logic [23:0]  b;      // QP: salt, NODE: level
-    logic [63:0]  index;  // NODE
-  } ktag_t;
-
-  typedef struct packed {
-    logic         valid;
-    ktag_t        tag;
-    logic [127:0] key;
-    logic [127:0] h;
-  } kcache_t;
-
-  localparam int unsigned PolW = 1 + 2 + 8 + 24 + 32 + 24 + 128;
-  localparam int unsigned PdW  = 1 + 8 + 32 + 128;
-  localparam int unsigned QpW  = 1 + 128 + 24 + 49 + 1 + 32 + 6 + 64;  // $bits(txqp_t)
-  localparam int unsigned KtW  = 2 + 32 + 8 + 128 + 32 + 24 + 64;
-  localparam int unsigned KcW  = 1 + KtW + 128 + 128;
-
-  // Tables: one register per entry (generate blocks below), read through flat arrays.
-  logic [PolW-1:0] pol_flat [NumPolicies];
-  logic [PdW-1:0]  pds_flat [NumPdSlots];
-  logic [QpW-1:0]  qps_flat [NumQps];
-  logic [KcW-1:0]  kc_flat  [NumCache];
-  logic [NumPolicies-1:0] pol_match;
-  logic [NumPdSlots-1:0]  pd_match;
+  logic [QpW-1:0]         qps_flat [NumQps];
   logic [NumQps-1:0]      qp_match;
   logic [NumQps-1:0]      qp_free_v;
-  logic [NumCache-1:0]    kc_match;
-  logic [NumCache-1:0]    mr_match;
-  policy_t dflt_q;
-  logic [$clog2(NumCache)-1:0] kc_next_q;
 
-  ////////////////////
-  // Register write //
-  ////////////////////
+  // Policy of the packet under work and the PD key slot of (its PD, its TX epoch).
+  logic [1:0]   pol_mode;
+  logic [7:0]   pol_epoch;
+  logic         unused_pol_next;
+  logic [31:0]  pol_pd;
+  logic [23:0]  pol_gen;
+  logic         pd_hit;
+  logic [127:0] pd_key;
+  logic         pd_write;
+
+  rocesec_key_tables #(
+    .NumPolicies (NumPolicies),
+    .NumPdSlots  (NumPdSlots)
+  ) u_tables (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .reg_we_i    (reg_we_i),
+    .reg_addr_i  (reg_addr_i),
+    .reg_wdata_i (reg_wdata_i),
+    .pd_write_o  (pd_write),
+    .pol_gid_i   (d_q.dest_gid),
+    .pol_qpn_i   (d_q.dest_qp),
+    .pol_mode_o  (pol_mode),
+    .pol_epoch_o (pol_epoch),
+    .pol_next_o  (unused_pol_next),
+    .pol_pd_o    (pol_pd),
+    .pol_gen_o   (pol_gen),
+    .pd_pd_i     (pol_pd),
+    .pd_epoch_i  (pol_epoch),
+    .pd_hit_o    (pd_hit),
+    .pd_key_o    (pd_key)
+  );
+
+  //////////////
+  // Counters //
+  //////////////
 
   logic [31:0] cnt_q [24];  // frames, processed, bypass, cnp, not_roce, 3 spare, rejected[16]
-
-  function automatic logic [127:0] put_word(logic [127:0] v, logic [1:0] w, logic [31:0] d);
-    logic [127:0] r;
-    r = v;
-    unique case (w[1:0])  // words 4..7 = bytes 0-3 .. 12-15 (big-endian)
-      2'd0: r[127:96] = d;
-      2'd1: r[95:64]  = d;
-      2'd2: r[63:32]  = d;
-      default: r[31:0] = d;
-    endcase
-    put_word = r;
-  endfunction
-
-  logic [2:0] reg_w;
-  assign reg_w = reg_addr_i[4:2];
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      dflt_q <= '0;
-    end else if (reg_we_i && reg_addr_i[15:5] == 11'h0) begin
-      unique case (reg_w)
-        3'd0: begin
-          dflt_q.mode  <= reg_wdata_i[25:24];
-          dflt_q.epoch <= reg_wdata_i[23:16];
-        end
-        3'd2: dflt_q.pd  <= reg_wdata_i;
-        3'd3: dflt_q.gen <= reg_wdata_i[23:0];
-        default: ;
-      endcase
-    end
-  end
-
-  for (genvar i = 0; i < NumPolicies; i++) begin : gen_pol
-    policy_t q, d;
-    logic    sel;
-    assign sel = reg_we_i &&
-                 reg_addr_i[15:5] == 11'((32'(rocesec_pkg::RegPolicyBase) + 32'h20 * i) >> 5);
-    always_comb begin
-      d = q;
-      if (sel) begin
-        unique case (reg_w)
-          3'd0: begin
-            d.valid = reg_wdata_i[31];
-            d.mode  = reg_wdata_i[25:24];
-            d.epoch = reg_wdata_i[23:16];
-          end
-          3'd1: d.qpn = reg_wdata_i[23:0];
-          3'd2: d.pd  = reg_wdata_i;
-          3'd3: d.gen = reg_wdata_i[23:0];
-          default: d.gid = put_word(q.gid, reg_w[1:0], reg_wdata_i);
-        endcase
-      end
-    end
-    always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) q <= '0;
-      else         q <= d;
-    end
-    assign pol_flat[i]  = q;
-    assign pol_match[i] = q.valid && q.gid == d_q.dest_gid && q.qpn == d_q.dest_qp;
-  end
-
-  for (genvar j = 0; j < NumPdSlots; j++) begin : gen_pd
-    pdslot_t q, d;
-    logic    sel;
-    assign sel = reg_we_i &&
-                 reg_addr_i[15:5] == 11'((32'(rocesec_pkg::RegPdBase) + 32'h20 * j) >> 5);
-    always_comb begin
-      d = q;
-      if (sel) begin
-        unique case (reg_w)
-          3'd0: begin
-            d.valid = reg_wdata_i[31];
-            d.epoch = reg_wdata_i[7:0];
-          end
-          3'd2: d.pd = reg_wdata_i;
-          3'd1, 3'd3: ;
-          default: d.key = put_word(q.key, reg_w[1:0], reg_wdata_i);
-        endcase
-      end
-    end
-    always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) q <= '0;
-      else         q <= d;
-    end
-    assign pds_flat[j] = q;
-    assign pd_match[j] = q.valid && q.pd == sel_pol.pd && q.epoch == sel_pol.epoch;
-  end
-
-  logic pd_write;
-  assign pd_write = reg_we_i && reg_addr_i[15:10] == rocesec_pkg::RegPdBase[15:10];
 
   always_comb begin
     reg_rdata_o = 32'h0;
@@ -270,7 +161,7 @@ module rocesec_protect_key
   /////////////////////////
 
   typedef enum logic [3:0] {
-    StIdle, StDecide, StLook, StKdfMr, StKdfNode, StKdfQp, StJob, StFinal
+    StIdle, StDecide, StKey, StJob, StFinal
   } state_e;
 
   state_e                state_q;
@@ -281,7 +172,6 @@ module rocesec_protect_key
 
   // The next header is taken in the cycle the current frame's verdict completes.
   assign hdr_ready_o = (state_q == StIdle) || (state_q == StFinal && fin_valid_i);
-  assign kdf_busy_o  = (state_q == StKdfMr) || (state_q == StKdfNode) || (state_q == StKdfQp);
 
   // Decision (registered in StDecide)
   logic         dec_protect, dec_protect_q;
@@ -297,16 +187,14 @@ module rocesec_protect_key
   logic [5:0]   dec_level, level_q;
   logic [31:0]  dec_pd, pd_q;
   logic [127:0] dec_pdkey, pdkey_q;
-  ktag_t        dec_tag, tag_q;
+  rocesec_pkg::key_tag_t dec_tag, tag_q;
   logic         dec_qp_found, qp_found_q;
   logic [$clog2(NumQps)-1:0] dec_qp_idx, qp_idx_q;
   logic         dec_write_first, write_first_q;
 
   // Table lookups of the packet under work (d_q).
   /* verilator lint_off UNUSEDSIGNAL */
-  policy_t sel_pol;    // read field by field
-  txqp_t   sel_st;
-  pdslot_t sel_pd;
+  txqp_t   sel_st;     // read field by field
   /* verilator lint_on UNUSEDSIGNAL */
   logic    sel_qp_found;
   logic    sel_qp_free_found;
@@ -314,15 +202,6 @@ module rocesec_protect_key
 
   always_comb begin
     logic [$clog2(NumQps)-1:0] free_idx;
-    logic                      pol_hit;
-    sel_pol = dflt_q;
-    pol_hit = 1'b0;
-    for (int i = 0; i < NumPolicies; i++) begin
-      if (!pol_hit && pol_match[i]) begin
-        sel_pol = pol_flat[i];
-        pol_hit = 1'b1;
-      end
-    end
     free_idx          = '0;
     sel_qp_free_found = 1'b0;
     for (int q = NumQps - 1; q >= 0; q--) begin
@@ -345,15 +224,10 @@ module rocesec_protect_key
       sel_st         = '0;
       sel_st.next_pn = 49'd1;
     end
-    sel_pd = '0;
-    for (int j = NumPdSlots - 1; j >= 0; j--) begin
-      if (pd_match[j]) sel_pd = pds_flat[j];
-    end
   end
 
   /* verilator lint_off UNUSEDSIGNAL */
   always_comb begin
-    logic        pd_hit;
     logic        target;
     logic [63:0] va;
     logic [31:0] tlen;
@@ -387,14 +261,13 @@ module rocesec_protect_key
 
     dec_qp_found = sel_qp_found;
     dec_qp_idx   = sel_qp_idx;
-    pd_hit       = |pd_match;
-    dec_pdkey    = sel_pd.key;
+    dec_pdkey    = pd_key;
 
     dec_pn    = sel_st.next_pn;
-    dec_epoch = sel_pol.epoch;  // TX epoch: the policy's, per packet (register map)
-    dec_pd    = sel_pol.pd;
-    dec_mode  = sel_pol.mode;
-    dec_salt  = (d_q.service == roce_parse_pkg::SvcUd) ? d_q.src_qp : sel_pol.gen;
+    dec_epoch = pol_epoch;  // TX epoch: the policy's, per packet (register map)
+    dec_pd    = pol_pd;
+    dec_mode  = pol_mode;
+    dec_salt  = (d_q.service == roce_parse_pkg::SvcUd) ? d_q.src_qp : pol_gen;
 
     // target range: smallest level whose node holds [va, va + max(len, 1))
     target = d_q.has_reth || d_q.has_atomic;
@@ -414,23 +287,23 @@ module rocesec_protect_key
     dec_write_first = (d_q.service == roce_parse_pkg::SvcRc || d_q.service == roce_parse_pkg::SvcUc ||
                        d_q.service == roce_parse_pkg::SvcXrc) && (low == 5'h06);
 
-    dec_tag.pd    = sel_pol.pd;
-    dec_tag.epoch = sel_pol.epoch;
+    dec_tag.pd    = pol_pd;
+    dec_tag.epoch = pol_epoch;
     dec_tag.gid   = d_q.dest_gid;
     if (target) begin
-      dec_tag.typ   = KtNode;
+      dec_tag.typ   = rocesec_pkg::KtNode;
       dec_tag.a     = d_q.rkey;
       dec_tag.b     = {18'h0, lvl[5:0]};
       dec_tag.index = index;
       dec_level     = lvl[5:0];
     end else if (wcont) begin
-      dec_tag.typ   = KtNode;
+      dec_tag.typ   = rocesec_pkg::KtNode;
       dec_tag.a     = sel_st.cont_rkey;
       dec_tag.b     = {18'h0, sel_st.cont_level};
       dec_tag.index = sel_st.cont_index;
       dec_level     = sel_st.cont_level;
     end else begin
-      dec_tag.typ   = KtQp;
+      dec_tag.typ   = rocesec_pkg::KtQp;
       dec_tag.a     = {8'h0, d_q.dest_qp};
       dec_tag.b     = dec_salt;
       dec_level     = rocesec_pkg::LevelQp;
@@ -451,7 +324,7 @@ module rocesec_protect_key
       dec_fwd = rocesec_pkg::FwdCnp;
     end else if (d_q.sec_valid) begin
       dec_reason = rocesec_pkg::ReasonMalformed;
-    end else if (sel_pol.mode == rocesec_pkg::ModeBypass) begin
+    end else if (pol_mode == rocesec_pkg::ModeBypass) begin
       dec_fwd = rocesec_pkg::FwdBypass;
     end else if (!dec_qp_found && !sel_qp_free_found) begin
       dec_reason = rocesec_pkg::ReasonUnknownKey;  // hardware limit: QP state table full
@@ -471,115 +344,26 @@ module rocesec_protect_key
   end
   /* verilator lint_on UNUSEDSIGNAL */
 
-  ///////////////////////////
-  // Derived-key cache/KDF //
-  ///////////////////////////
+  ////////////////////////////
+  // Derived-key cache + KDF //
+  ////////////////////////////
 
-  logic         kc_hit;
+  logic         kc_rsp_valid;
   logic [127:0] kc_key, kc_h;
-  /* verilator lint_off UNUSEDSIGNAL */
-  kcache_t      kc_e, mr_e;
-  /* verilator lint_on UNUSEDSIGNAL */
-  logic         mr_hit;
-  logic [127:0] mr_key;
-  ktag_t        mr_tag;
 
-  always_comb begin
-    mr_tag       = tag_q;
-    mr_tag.typ   = KtMr;
-    mr_tag.b     = '0;
-    mr_tag.index = '0;
-  end
-
-  always_comb begin
-    kc_hit = |kc_match;
-    mr_hit = |mr_match;
-    kc_e   = '0;
-    mr_e   = '0;
-    for (int c = 0; c < NumCache; c++) begin
-      if (kc_match[c]) kc_e = kc_flat[c];
-      if (mr_match[c]) mr_e = kc_flat[c];
-    end
-    kc_key = kc_e.key;
-    kc_h   = kc_e.h;
-    mr_key = mr_e.key;
-  end
-
-  // KDF messages: [1]_32 ‖ Label ‖ 0x00 ‖ Context ‖ [128]_32 (docs/key-hierarchy.md)
-  logic [383:0] msg_qp, msg_mr, msg_node;
-  assign msg_qp   = {32'h1, 80'("rocesec qp"), 8'h00, tag_q.gid, tag_q.a[23:0], tag_q.b,
-                     32'd128, 56'h0};
-  assign msg_mr   = {32'h1, 80'("rocesec mr"), 8'h00, tag_q.gid, tag_q.a, 32'd128, 72'h0};
-  assign msg_node = {32'h1, 112'("rocesec region"), 8'h00, 2'b00, tag_q.b[5:0], tag_q.index,
-                     32'd128, 128'h0};
-
-  logic         kdf_start;
-  logic [127:0] kdf_pkey;
-  logic [383:0] kdf_msg;
-  logic [5:0]   kdf_len;
-  logic         kdf_done;
-  logic [127:0] kdf_key, kdf_h;
-  logic         kdf_aes_valid;
-  logic [127:0] kdf_aes_key, kdf_aes_data;
-  logic         aes_valid;
-  logic [127:0] aes_data;
-  logic         kdf_busy;
-  logic         kdf_first_q;  // first cycle in a KDF state: start the sequencer
-  logic [127:0] mr_key_q;
-
-  always_comb begin
-    kdf_start = kdf_first_q;
-    kdf_pkey  = pdkey_q;
-    kdf_msg   = msg_qp;
-    kdf_len   = 6'd41;
-    unique case (state_q)
-      StKdfMr: begin
-        kdf_msg = msg_mr;
-        kdf_len = 6'd39;
-      end
-      StKdfNode: begin
-        kdf_pkey = mr_key_q;
-        kdf_msg  = msg_node;
-        kdf_len  = 6'd32;
-      end
-      default: ;
-    endcase
-  end
-
-  rocesec_key_kdf u_kdf (
+  rocesec_key_cache #(
+    .NumCache (NumCache)
+  ) u_cache (
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
-    .start_i     (kdf_start),
-    .key_i       (kdf_pkey),
-    .msg_i       (kdf_msg),
-    .msg_len_i   (kdf_len),
-    .busy_o      (kdf_busy),
-    .done_o      (kdf_done),
-    .key_o       (kdf_key),
-    .h_o         (kdf_h),
-    .aes_valid_o (kdf_aes_valid),
-    .aes_key_o   (kdf_aes_key),
-    .aes_data_o  (kdf_aes_data),
-    .aes_valid_i (aes_valid),
-    .aes_data_i  (aes_data)
-  );
-
-  logic unused_aes_tag;
-
-  aes_cipher_pipe #(
-    .KeyLen   (128),
-    .TagWidth (1)
-  ) u_aes (
-    .clk_i       (clk_i),
-    .rst_ni      (rst_ni),
-    .en_i        (1'b1),
-    .in_valid_i  (kdf_aes_valid),
-    .in_tag_i    (1'b0),
-    .in_key_i    (kdf_aes_key),
-    .in_data_i   (kdf_aes_data),
-    .out_valid_o (aes_valid),
-    .out_tag_o   (unused_aes_tag),
-    .out_data_o  (aes_data)
+    .req_valid_i (state_q == StKey),
+    .req_tag_i   (tag_q),
+    .req_pdkey_i (pdkey_q),
+    .rsp_valid_o (kc_rsp_valid),
+    .rsp_key_o   (kc_key),
+    .rsp_h_o     (kc_h),
+    .flush_i     (pd_write),
+    .busy_o      (kdf_busy_o)
   );
 
   ///////////
@@ -694,16 +478,12 @@ module rocesec_protect_key
       write_first_q <= 1'b0;
       key_q         <= '0;
       h_q           <= '0;
-      mr_key_q      <= '0;
-      kdf_first_q   <= 1'b0;
-      kc_next_q     <= '0;
       done_valid_o  <= 1'b0;
       done_reason_o <= '0;
       done_fwd_o    <= '0;
       for (int c = 0; c < 24; c++) cnt_q[c] <= '0;
     end else begin
       done_valid_o <= 1'b0;
-      kdf_first_q  <= 1'b0;
       unique case (state_q)
         StIdle: begin
           if (hdr_valid_i) begin
@@ -726,36 +506,13 @@ module rocesec_protect_key
           qp_found_q    <= dec_qp_found;
           qp_idx_q      <= dec_qp_idx;
           write_first_q <= dec_write_first;
-          state_q       <= dec_protect ? StLook : StJob;
+          state_q       <= dec_protect ? StKey : StJob;
         end
-        StLook: begin
-          if (kc_hit) begin
+        StKey: begin
+          if (kc_rsp_valid) begin
             key_q   <= kc_key;
             h_q     <= kc_h;
             state_q <= StJob;
-          end else if (tag_q.typ == KtNode && mr_hit) begin
-            mr_key_q    <= mr_key;
-            kdf_first_q <= 1'b1;
-            state_q     <= StKdfNode;
-          end else begin
-            kdf_first_q <= 1'b1;
-            state_q     <= (tag_q.typ == KtNode) ? StKdfMr : StKdfQp;
-          end
-        end
-        StKdfMr: begin
-          if (kdf_done) begin
-            mr_key_q            <= kdf_key;
-            kc_next_q           <= kc_next_q + 1'b1;
-            kdf_first_q         <= 1'b1;
-            state_q             <= StKdfNode;
-          end
-        end
-        StKdfNode, StKdfQp: begin
-          if (kdf_done) begin
-            key_q           <= kdf_key;
-            h_q             <= kdf_h;
-            kc_next_q       <= kc_next_q + 1'b1;
-            state_q         <= StJob;
           end
         end
         StJob: begin
@@ -829,42 +586,7 @@ module rocesec_protect_key
     assign qp_free_v[q] = !e.valid;
   end
 
-  // Derived-key cache: insert after each derivation (round robin), flush on a PD slot write.
-  logic    kc_we;
-  kcache_t kc_wdata;
-
-  always_comb begin
-    kc_we          = 1'b0;
-    kc_wdata       = '0;
-    kc_wdata.valid = 1'b1;
-    kc_wdata.key   = kdf_key;
-    if (state_q == StKdfMr && kdf_done) begin
-      kc_we        = 1'b1;
-      kc_wdata.tag = mr_tag;
-    end else if ((state_q == StKdfNode || state_q == StKdfQp) && kdf_done) begin
-      kc_we        = 1'b1;
-      kc_wdata.tag = tag_q;
-      kc_wdata.h   = kdf_h;
-    end
-  end
-
-  for (genvar c = 0; c < NumCache; c++) begin : gen_kc
-    kcache_t e;
-    always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) begin
-        e <= '0;
-      end else if (kc_we && kc_next_q == c[$clog2(NumCache)-1:0]) begin
-        e <= kc_wdata;
-      end else if (pd_write) begin
-        e <= '0;
-      end
-    end
-    assign kc_flat[c]  = e;
-    assign kc_match[c] = e.valid && e.tag == tag_q;
-    assign mr_match[c] = e.valid && e.tag == mr_tag;
-  end
-
   logic unused_sig;
-  assign unused_sig = ^{pd_q, kdf_busy, reg_addr_i[1:0]};
+  assign unused_sig = ^{pd_q, unused_pol_next, reg_addr_i[1:0]};
 
 endmodule

@@ -14,6 +14,9 @@ pub enum KdfOp {
     Derive128,
     /// `derive_key(K, msg = Label || 0x00 || Context)` with a 32-byte output.
     Derive256,
+    /// Raw AES encryption of the first 16 message bytes, `AES_K(M_1)` (the GCM hash subkey
+    /// H = E_K(0) of a derived key).
+    Encrypt,
 }
 
 /// A verilated `kdf_cmac` instance.
@@ -24,6 +27,7 @@ pub struct KdfCmac {
     req_ready: Port,
     req_key: Port,
     req_kdf: Port,
+    req_enc: Port,
     req_out256: Port,
     req_msg: Port,
     req_msg_len: Port,
@@ -49,6 +53,7 @@ impl KdfCmac {
             req_ready: sim.pin("req_ready_o"),
             req_key: sim.pin("req_key_i"),
             req_kdf: sim.pin("req_kdf_i"),
+            req_enc: sim.pin("req_enc_i"),
             req_out256: sim.pin("req_out256_i"),
             req_msg: sim.pin("req_msg_i"),
             req_msg_len: sim.pin("req_msg_len_i"),
@@ -84,7 +89,9 @@ impl KdfCmac {
         m[..msg.len()].copy_from_slice(msg);
         self.sim.set_u64(self.req_valid, 1);
         self.sim.set_bytes(self.req_key, key);
-        self.sim.set_u64(self.req_kdf, u64::from(op != KdfOp::Cmac));
+        self.sim
+            .set_u64(self.req_kdf, u64::from(op != KdfOp::Cmac && op != KdfOp::Encrypt));
+        self.sim.set_u64(self.req_enc, u64::from(op == KdfOp::Encrypt));
         self.sim
             .set_u64(self.req_out256, u64::from(op == KdfOp::Derive256));
         self.sim.set_bytes(self.req_msg, &m);

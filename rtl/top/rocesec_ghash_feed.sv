@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// rocesec_ghash_feed: stage `crypto`, the GHASH half of GCM shared by both tops — cuts the GHASH
+// input blocks of every frame out of its beat stream and hashes them (ghash_core): AAD, then
+// ciphertext, then [len(A)]_64 ‖ [len(C)]_64 (SP 800-38D §7.1 step 5, §6.4). The protect top
+// feeds it its output stream, the verify top its input stream: both are the protected frame.
+//
+// Data format
+// -----------
+// Beats are 16 bytes, byte i in bits [8i+7:8i]; in_k_i is the beat index in its frame (beat k
+// holds frame bytes [16k, 16k+16)), in_slot_i its job slot. Per frame (offsets in the protected
+// frame): AAD = bytes [ip_off, cstart) (packet-auth: [ip_off, cend)) with the ICRC's variant
+// fields forced to ones (docs/wire-format.md §4, IBTA Vol 1 Annex A17.8: IPv4 TOS, TTL,
+// checksum; IPv6 traffic class, flow label, hop limit; UDP checksum; BTH byte 4); C = bytes
+// [cstart, cend) in AEAD mode, else empty. Blocks are zero padded. The parameters of the frame
+// of the beat entering (in_active_i: hash this frame, in_ip_off_i) are sampled with its first
+// beat; those of the registered beat (cur_slot_o) are read back as cur_*.
+//
+// Timing
+// ------
+// One register stage: a beat leaves (out_*, unchanged) once every block ending in it has been fed
+// (one block per cycle; the beat that ends the range also waits for the length block). The hash
+// leaves ghash_core rocesec_pkg::GhashLatency cycles after the length block, tagged by slot.
+
+`resetall
+`default_nettype none
+
+module rocesec_ghash_feed
+#(
+  parameter int unsigned SlotW = 3  // job slot width
+) (
+  input  wire logic               clk_i,
+  input  wire logic               rst_ni,
+
+  // Beats in
+  input  wire logic               in_valid_i,
+  output logic                    in_ready_o,
+  input  wire logic [127:0]       in_data_i,
+  input  wire logic [15:0]        in_keep_i,
+  input  wire logic               in_last_i,
+  input  wire logic [SlotW-1:0]   in_slot_i,
+  input  wire logic [11:0]        in_k_i,
+  input  wire logic               in_active_i,   // frame of the entering beat is hashed
+  input  wire logic [7:0]         in_ip_off_i,
+
+  // Parameters of the registered beat's frame
+  output logic      [SlotW-1:0]   cur_slot_o,
+  input  wire logic [1:0]         cur_mode_i,
+  input  wire logic               cur_ipv6_i,
+  input  wire logic [7:0]         cur_ip_off_i,
+  input  wire logic [7:0]         cur_udp_off_i,
+  input  wire logic [7:0]         cur_bth_off_i,
+  input  wire logic [16:0]        cur_cstart_i,  // payload start
+  input  wire logic [16:0]        cur_cend_i,    // payload end
+  input  wire logic [127:0]       cur_h_i,
+
+  // Beats out
+  output logic                    out_valid_o,
+  input  wire logic               out_ready_i,
+  output logic      [127:0]       out_data_o,
+  output logic      [15:0]        out_keep_o,
+  output logic                    out_last_o,
+  output logic      [SlotW-1:0]   out_slot_o,
+  output logic      [11:0]        out_k_o,
+
+  // GHASH result per frame
+  output logic                    hash_valid_o,
+  output logic      [SlotW-1:0]   hash_slot_o,
+  output logic      [127:0]       hash_o
+);
+
+  localparam logic [1:0] PhAad  = 2'd0;
+  localparam logic [1:0] PhC    = 2'd1;
+  localparam logic [1:0] PhLen  = 2'd2;
+  localparam logic [1:0] PhDone = 2'd3;
+
+  /////////////
+  // Signals //
+  /////////////
+
+  logic             s_valid_q;
+  logic [127:0]     s_data_q;
+  logic [15:0]      s_keep_q;
+  logic             s_last_q;
+  logic [SlotW-1:0] s_slot_q;
+  logic [11:0]      s_k_q;
+  logic             s_ready;
+  logic             s_pass;            // the beat leaves this cycle
+
+  logic [1:0]       phase_q, phase_d;
+  logic [16:0]      gp_q, gp_d;        // next GHASH byte (frame offset)
+  logic             first_q;           // next block is X_1
+  logic [127:0]     prev_q;            // beat k-1, masked
+
+  logic             gh_valid, gh_first, gh_last;
+  logic [127:0]     gh_data;
+
+  assign cur_slot_o = s_slot_q;
+
+  // invariant-field mask of frame byte o (docs/wire-format.md §4, Annex A17.8)
+  function automatic logic [7:0] aad_mask(logic ipv6, logic [7:0] ip_off, logic [7:0] udp_off,
+                                          logic [7:0] bth_off, logic [16:0] o);
+    logic [16:0] ip, udp, bth;
+    logic [7:0]  m;
+    ip  = {9'h0, ip_off};
+    udp = {9'h0, udp_off};
+    bth = {9'h0, bth_off};
+    m   = 8'h00;
+    if (ipv6) begin
+      if (o == ip) m = 8'h0F;
+      if (o == ip + 17'd1 || o == ip + 17'd2 || o == ip + 17'd3 || o == ip + 17'd7) m = 8'hFF;
+    end else begin
+      if (o == ip + 17'd1 || o == ip + 17'd8 || o == ip + 17'd10 || o == ip + 17'd11) m = 8'hFF;
+    end
+    if (o == udp + 17'd6 || o == udp + 17'd7 || o == bth + 17'd4) m = 8'hFF;
+    aad_mask = m;
+  endfunction
+
+  logic [127:0] masked;
+
+  always_comb begin
+    for (int i = 0; i < 16; i++) begin
+      masked[8*i +: 8] = s_data_q[8*i +: 8] |
+                         aad_mask(cur_ipv6_i, cur_ip_off_i, cur_udp_off_i, cur_bth_off_i,
+                                  {1'b0, s_k_q, 4'h0} + 17'(i));
+    end
+  end
+
+  ///////////
+  // Feed  //
+  ///////////
+
+  always_comb begin
+    logic [255:0] w;          // {cur, prev}: byte j = frame offset 16(k-1) + j
+    logic [16:0]  base;       // 16(k-1)
+    logic [16:0]  re;         // range end
+    logic [16:0]  bend;
+    logic [16:0]  re_d, bend_d;
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic [16:0]  shift;      // < 32 by construction
+    /* verilator lint_on UNUSEDSIGNAL */
+    logic [16:0]  pstart, eend, ipst;
+    logic [127:0] blk;
+    logic [63:0]  la, lc;
+    logic         aead, pauth;
+
+    w      = {masked, prev_q};
+    base   = {1'b0, s_k_q, 4'h0} - 17'd16;
+    ipst   = {9'h0, cur_ip_off_i};
+    pstart = cur_cstart_i;
+    eend   = cur_cend_i;
+    aead   = (cur_mode_i == rocesec_pkg::ModeAead);
+    pauth  = (cur_mode_i == rocesec_pkg::ModePacketAuth);
+    re     = (phase_q == PhAad) ? (pauth ? eend : pstart) : eend;
+    bend   = (gp_q + 17'd16 < re) ? gp_q + 17'd16 : re;
+    shift  = gp_q - base;
+
+    blk = '0;
+    for (int i = 0; i < 16; i++) begin
+      // block byte i (b0 = bits [127:120]) is frame byte gp + i
+      if (gp_q + 17'(i) < re) blk[127 - 8*i -: 8] = w[8*(shift[4:0] + 5'(i)) +: 8];
+    end
+    la = {44'h0, (aead || !pauth) ? pstart - ipst : eend - ipst, 3'b000};
+    lc = aead ? {44'h0, eend - pstart, 3'b000} : 64'h0;
+
+    gh_valid = 1'b0;
+    gh_first = first_q;
+    gh_last  = 1'b0;
+    gh_data  = blk;
+    phase_d  = phase_q;
+    gp_d     = gp_q;
+    s_pass   = 1'b0;
+    re_d     = re;
+    bend_d   = bend;
+    if (s_valid_q) begin
+      if ((phase_q == PhAad || phase_q == PhC) && bend <= {1'b0, s_k_q, 4'h0} + 17'd16) begin
+        gh_valid = 1'b1;
+        gp_d     = gp_q + 17'd16;
+        if (gp_q + 17'd16 >= re) begin
+          if (phase_q == PhAad && aead && eend != pstart) begin
+            phase_d = PhC;
+            gp_d    = pstart;
+          end else begin
+            phase_d = PhLen;
+          end
+        end
+        // the beat may leave with this block unless another block also ends in it
+        re_d   = (phase_d == PhAad) ? re : eend;
+        bend_d = (gp_d + 17'd16 < re_d) ? gp_d + 17'd16 : re_d;
+        s_pass = out_ready_i && (phase_d == PhDone ||
+                 ((phase_d == PhAad || phase_d == PhC) &&
+                  bend_d > {1'b0, s_k_q, 4'h0} + 17'd16));
+      end else if (phase_q == PhLen) begin
+        gh_valid = 1'b1;
+        gh_last  = 1'b1;
+        gh_data  = {la, lc};
+        phase_d  = PhDone;
+        s_pass   = out_ready_i;
+      end else begin
+        s_pass = out_ready_i;
+      end
+    end
+  end
+
+  assign s_ready    = !s_valid_q || s_pass;
+  assign in_ready_o = s_ready;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      s_valid_q <= 1'b0;
+      phase_q   <= PhDone;
+      gp_q      <= '0;
+      first_q   <= 1'b0;
+      prev_q    <= '0;
+    end else begin
+      if (s_ready) s_valid_q <= in_valid_i;
+      phase_q <= phase_d;
+      gp_q    <= gp_d;
+      if (gh_valid) first_q <= 1'b0;
+      if (s_pass) prev_q <= masked;
+      if (s_ready && in_valid_i && in_k_i == 12'd0) begin
+        // first beat of a frame: start its GHASH
+        phase_q <= in_active_i ? PhAad : PhDone;
+        gp_q    <= {9'h0, in_ip_off_i};
+        first_q <= 1'b1;
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (s_ready && in_valid_i) begin
+      s_data_q <= in_data_i;
+      s_keep_q <= in_keep_i;
+      s_last_q <= in_last_i;
+      s_slot_q <= in_slot_i;
+      s_k_q    <= in_k_i;
+    end
+  end
+
+  assign out_valid_o = s_valid_q && s_pass;
+  assign out_data_o  = s_data_q;
+  assign out_keep_o  = s_keep_q;
+  assign out_last_o  = s_last_q;
+  assign out_slot_o  = s_slot_q;
+  assign out_k_o     = s_k_q;
+
+  ///////////
+  // GHASH //
+  ///////////
+
+  ghash_core #(
+    .MulStages (2),
+    .TagWidth  (SlotW)
+  ) u_ghash (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .in_valid_i  (gh_valid),
+    .in_first_i  (gh_first),
+    .in_last_i   (gh_last),
+    .in_tag_i    (s_slot_q),
+    .in_data_i   (gh_data),
+    .in_h_i      (cur_h_i),
+    .out_valid_o (hash_valid_o),
+    .out_tag_o   (hash_slot_o),
+    .out_hash_o  (hash_o)
+  );
+
+endmodule

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// rocesec_icrc_patch: stage `emit`, the ICRC regeneration shared by both tops — every outgoing
+// beat feeds roce_parse_icrc on entry, and the beat holding the ICRC field gets the CRC of the
+// bytes before it (IBTA Vol 1 Annex A17.8; model roce::icrc::fix), then the frame's last beat
+// waits for its final verdict.
+//
+// Data format
+// -----------
+// Beats are 16 bytes, byte i in bits [8i+7:8i], in_k_i = beat index in the frame. The layout of
+// the entering beat's frame (in_ipv6_i, in_*_off_i, in_icrc_off_i = offset of the ICRC field in
+// the outgoing frame) drives the CRC; for the registered beat (cur_slot_o) the caller returns
+// cur_patch_i (the frame is rewritten: patch its ICRC), cur_icrc_off_i and cur_done_i (its final
+// verdict is known). The ICRC is stored little-endian (crc32fast order) and, 4-aligned, never
+// straddles a beat.
+//
+// Timing
+// ------
+// One register stage; roce_parse_icrc's combinational icrc_now_o includes the registered beat,
+// so the patch costs no extra cycle. out_valid_o (registered beat, not a last beat waiting for
+// its verdict) does not depend on out_ready_i.
+
+`resetall
+`default_nettype none
+
+module rocesec_icrc_patch
+#(
+  parameter int unsigned SlotW = 3  // job slot width
+) (
+  input  wire logic               clk_i,
+  input  wire logic               rst_ni,
+
+  // Beats in
+  input  wire logic               in_valid_i,
+  output logic                    in_ready_o,
+  input  wire logic [127:0]       in_data_i,
+  input  wire logic [15:0]        in_keep_i,
+  input  wire logic               in_last_i,
+  input  wire logic [SlotW-1:0]   in_slot_i,
+  input  wire logic [11:0]        in_k_i,
+  input  wire logic               in_ipv6_i,
+  input  wire logic [7:0]         in_ip_off_i,
+  input  wire logic [7:0]         in_udp_off_i,
+  input  wire logic [7:0]         in_bth_off_i,
+  input  wire logic [15:0]        in_icrc_off_i,
+
+  // Registered beat's frame
+  output logic      [SlotW-1:0]   cur_slot_o,
+  input  wire logic               cur_patch_i,
+  input  wire logic [15:0]        cur_icrc_off_i,
+  input  wire logic               cur_done_i,
+
+  // Beats out
+  output logic                    out_valid_o,
+  input  wire logic               out_ready_i,
+  output logic      [127:0]       out_data_o,
+  output logic      [15:0]        out_keep_o,
+  output logic                    out_last_o,
+  output logic      [SlotW-1:0]   out_slot_o
+);
+
+  logic             s_valid_q;
+  logic [127:0]     s_data_q;
+  logic [15:0]      s_keep_q;
+  logic             s_last_q;
+  logic [SlotW-1:0] s_slot_q;
+  logic [11:0]      s_k_q;
+  logic             s_go, s_ready;
+  logic [31:0]      crc;
+  logic [31:0]      unused_crc_stored;
+  logic [31:0]      unused_crc;
+
+  assign cur_slot_o = s_slot_q;
+
+  roce_parse_icrc #(
+    .LANES (1)
+  ) u_icrc (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .beat_valid_i (in_valid_i && s_ready),
+    .beat_data_i  (in_data_i),
+    .beat_keep_i  (in_keep_i),
+    .beat_base_i  ({in_k_i, 4'h0}),
+    .ipv6_i       (in_ipv6_i),
+    .ip_off_i     (in_ip_off_i),
+    .udp_off_i    (in_udp_off_i),
+    .bth_off_i    (in_bth_off_i),
+    .icrc_off_i   (in_icrc_off_i),
+    .icrc_o       (unused_crc),
+    .icrc_now_o   (crc),
+    .stored_o     (unused_crc_stored)
+  );
+
+  always_comb begin
+    logic [16:0] o;
+    logic [16:0] c0;
+    c0         = {1'b0, cur_icrc_off_i};
+    out_data_o = s_data_q;
+    for (int i = 0; i < 16; i++) begin
+      o = {1'b0, s_k_q, 4'h0} + 17'(i);
+      if (cur_patch_i && o >= c0 && o < c0 + 17'd4) begin
+        out_data_o[8*i +: 8] = crc[8*(o - c0) +: 8];
+      end
+    end
+  end
+
+  assign out_valid_o = s_valid_q && (!s_last_q || cur_done_i);
+  assign s_go        = out_valid_o && out_ready_i;
+  assign s_ready     = !s_valid_q || s_go;
+  assign in_ready_o  = s_ready;
+  assign out_keep_o  = s_keep_q;
+  assign out_last_o  = s_last_q;
+  assign out_slot_o  = s_slot_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      s_valid_q <= 1'b0;
+    end else if (s_ready) begin
+      s_valid_q <= in_valid_i;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (s_ready && in_valid_i) begin
+      s_data_q <= in_data_i;
+      s_keep_q <= in_keep_i;
+      s_last_q <= in_last_i;
+      s_slot_q <= in_slot_i;
+      s_k_q    <= in_k_i;
+    end
+  end
+
+  logic unused_sig;
+  assign unused_sig = ^{unused_crc, unused_crc_stored};
+
+endmodule

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// rocesec_key_cache: stage `key`, the derived-key cache and KDF shared by both tops — the
+// data-plane half of model/src/keys.rs KeyStore::key: K_qp, K_mr and K_node are derived on a miss
+// with SP 800-108r1 KBKDF in counter mode, PRF = AES-CMAC (SP 800-38B), on kdf_cmac (one
+// iterative AES), and the GCM hash subkey H = E_K(0^128) (SP 800-38D §6.4) of the packet key is
+// computed once per cached key by a raw-encryption request to the same kdf_cmac.
+//
+// Data format
+// -----------
+// req_tag_i (rocesec_pkg::key_tag_t) names the key; req_pdkey_i is K_pd of (tag.pd, tag.epoch).
+// KDF messages (Label ‖ 0x00 ‖ Context; kdf_cmac adds [i]_32 and [L]_32 = [128]_32), as
+// docs/key-hierarchy.md and model keys::{qp_key, mr_key, node_key}:
+//   K_qp   = KDF(K_pd, "rocesec qp",     GID(16) ‖ QPN(3) ‖ salt(3))        33 bytes
+//   K_mr   = KDF(K_pd, "rocesec mr",     GID(16) ‖ rkey(4))                 31 bytes
+//   K_node = KDF(K_mr, "rocesec region", level(1) ‖ index(8))               24 bytes
+// Keys and H are 128-bit blocks, byte 0 in the top bits.
+//
+// Timing
+// ------
+// A hit answers in the cycle of the request (rsp_valid_o combinational from req_valid_i and the
+// tag compare, like a cache read port). A miss runs 1 (QP key) or 2 (node key, MR key missing)
+// derivations plus one encryption, each on kdf_cmac (about 35 cycles per AES block plus the CMAC
+// subkey block for a new parent key), then answers with rsp_valid_o from a register; the new
+// key (and an MR key on the way) is inserted round robin. flush_i (a PD slot write) invalidates
+// every entry. Key material is cleared after each response.
+
+`resetall
+`default_nettype none
+
+module rocesec_key_cache
+#(
+  parameter int unsigned NumCache = 8  // entries (QP, MR and node keys), power of two
+) (
+  input  wire logic                  clk_i,
+  input  wire logic                  rst_ni,
+
+  // Request (held until rsp_valid_o)
+  input  wire logic                  req_valid_i,
+  input  wire rocesec_pkg::key_tag_t req_tag_i,
+  input  wire logic [127:0]          req_pdkey_i,
+
+  // Response
+  output logic                       rsp_valid_o,
+  output logic      [127:0]          rsp_key_o,
+  output logic      [127:0]          rsp_h_o,
+
+  input  wire logic                  flush_i,
+  output logic                       busy_o      // a derivation is running
+);
+
+  localparam int unsigned KtW = rocesec_pkg::KeyTagBits;
+  localparam int unsigned KcW = 1 + KtW + 128 + 128;
+  localparam int unsigned CW  = $clog2(NumCache);
+
+`ifdef VERILATOR
+  if ($bits(rocesec_pkg::key_tag_t) != rocesec_pkg::KeyTagBits) begin : gen_width_check
+    $error("rocesec_key_cache: KeyTagBits does not match key_tag_t (instance %m)");
+  end
+`endif
+
+  /////////////
+  // Signals //
+  /////////////
+
+  typedef struct packed {
+    logic                  valid;
+    rocesec_pkg::key_tag_t tag;
+    logic [127:0]          key;
+    logic [127:0]          h;
+  } kcache_t;
+
+  typedef enum logic [3:0] {
+    StIdle, StMrReq, StMrWait, StKeyReq, StKeyWait, StHReq, StHWait, StRsp
+  } state_e;
+
+  state_e                 state_q;
+  rocesec_pkg::key_tag_t  tag_q, mr_tag, req_mr_tag;
+  logic [127:0]           pkey_q, mkey_q, key_q, h_q;
+  logic [CW-1:0]          next_q;
+  logic [KcW-1:0]         kc_flat [NumCache];
+  logic [NumCache-1:0]    hit_v, mr_hit_v;
+  logic                   hit, mr_hit;
+  logic [127:0]           hit_key, hit_h, mr_key;
+
+  ////////////
+  // Lookup //
+  ////////////
+
+  // In StIdle the request tag is compared directly (hit answered at once).
+  always_comb begin
+    req_mr_tag       = req_tag_i;
+    req_mr_tag.typ   = rocesec_pkg::KtMr;
+    req_mr_tag.b     = '0;
+    req_mr_tag.index = '0;
+    mr_tag           = tag_q;
+    mr_tag.typ       = rocesec_pkg::KtMr;
+    mr_tag.b         = '0;
+    mr_tag.index     = '0;
+  end
+
+  /* verilator lint_off UNUSEDSIGNAL */
+  always_comb begin
+    kcache_t e, m;
+    e = '0;
+    m = '0;
+    for (int c = 0; c < NumCache; c++) begin
+      if (hit_v[c])    e = kc_flat[c];
+      if (mr_hit_v[c]) m = kc_flat[c];
+    end
+    hit     = |hit_v;
+    mr_hit  = |mr_hit_v;
+    hit_key = e.key;
+    hit_h   = e.h;
+    mr_key  = m.key;
+  end
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  /////////
+  // KDF //
+  /////////
+
+  logic         kdf_req_valid, kdf_req_ready, kdf_enc;
+  logic [127:0] kdf_key;
+  logic [383:0] kdf_msg;
+  logic [5:0]   kdf_len;
+  logic         kdf_rsp_valid;
+  logic [255:0] kdf_rsp;
+
+  always_comb begin
+    kdf_req_valid = 1'b0;
+    kdf_enc       = 1'b0;
+    kdf_key       = pkey_q;
+    kdf_msg       = {80'("rocesec qp"), 8'h00, tag_q.gid, tag_q.a[23:0], tag_q.b, 120'h0};
+    kdf_len       = 6'd33;
+    unique case (state_q)
+      StMrReq: begin
+        kdf_req_valid = 1'b1;
+        kdf_msg       = {80'("rocesec mr"), 8'h00, tag_q.gid, tag_q.a, 136'h0};
+        kdf_len       = 6'd31;
+      end
+      StKeyReq: begin
+        kdf_req_valid = 1'b1;
+        if (tag_q.typ == rocesec_pkg::KtNode) begin
+          kdf_key = mkey_q;
+          kdf_msg = {112'("rocesec region"), 8'h00, 2'b00, tag_q.b[5:0], tag_q.index, 192'h0};
+          kdf_len = 6'd24;
+        end
+      end
+      StHReq: begin
+        kdf_req_valid = 1'b1;
+        kdf_enc       = 1'b1;
+        kdf_key       = key_q;
+        kdf_msg       = '0;
+        kdf_len       = 6'd16;
+      end
+      default: ;
+    endcase
+  end
+
+  kdf_cmac #(
+    .KeyLen      (128),
+    .MaxMsgBytes (48)
+  ) u_kdf (
+    .clk_i         (clk_i),
+    .rst_ni        (rst_ni),
+    .req_valid_i   (kdf_req_valid),
+    .req_ready_o   (kdf_req_ready),
+    .req_key_i     (kdf_key),
+    .req_kdf_i     (1'b1),
+    .req_enc_i     (kdf_enc),
+    .req_out256_i  (1'b0),
+    .req_msg_i     (kdf_msg),
+    .req_msg_len_i (kdf_len),
+    .rsp_valid_o   (kdf_rsp_valid),
+    .rsp_key_o     (kdf_rsp)
+  );
+
+  /////////////
+  // Control //
+  /////////////
+
+  assign busy_o      = (state_q != StIdle) && (state_q != StRsp);
+  assign rsp_valid_o = (state_q == StIdle && req_valid_i && hit) || (state_q == StRsp);
+  assign rsp_key_o   = (state_q == StRsp) ? key_q : hit_key;
+  assign rsp_h_o     = (state_q == StRsp) ? h_q : hit_h;
+
+  // cache insertion (MR key after its derivation, packet key after its H)
+  logic    kc_we;
+  kcache_t kc_wdata;
+
+  always_comb begin
+    kc_we          = 1'b0;
+    kc_wdata       = '0;
+    kc_wdata.valid = 1'b1;
+    kc_wdata.tag   = tag_q;
+    kc_wdata.key   = key_q;
+    kc_wdata.h     = kdf_rsp[255:128];
+    if (state_q == StMrWait && kdf_rsp_valid) begin
+      kc_we        = 1'b1;
+      kc_wdata.tag = mr_tag;
+      kc_wdata.key = kdf_rsp[255:128];
+      kc_wdata.h   = '0;
+    end else if (state_q == StHWait && kdf_rsp_valid) begin
+      kc_we = 1'b1;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q <= StIdle;
+      tag_q   <= '0;
+      pkey_q  <= '0;
+      mkey_q  <= '0;
+      key_q   <= '0;
+      h_q     <= '0;
+      next_q  <= '0;
+    end else begin
+      if (kc_we) next_q <= next_q + 1'b1;
+      unique case (state_q)
+        StIdle: begin
+          if (req_valid_i && !hit) begin
+            tag_q  <= req_tag_i;
+            pkey_q <= req_pdkey_i;
+            if (req_tag_i.typ == rocesec_pkg::KtNode && mr_hit) begin
+              mkey_q  <= mr_key;
+              state_q <= StKeyReq;
+            end else if (req_tag_i.typ == rocesec_pkg::KtNode) begin
+              state_q <= StMrReq;
+            end else begin
+              state_q <= StKeyReq;
+            end
+          end
+        end
+        StMrReq:  if (kdf_req_ready) state_q <= StMrWait;
+        StMrWait: begin
+          if (kdf_rsp_valid) begin
+            mkey_q  <= kdf_rsp[255:128];
+            state_q <= StKeyReq;
+          end
+        end
+        StKeyReq: if (kdf_req_ready) state_q <= StKeyWait;
+        StKeyWait: begin
+          if (kdf_rsp_valid) begin
+            key_q   <= kdf_rsp[255:128];
+            state_q <= StHReq;
+          end
+        end
+        StHReq:   if (kdf_req_ready) state_q <= StHWait;
+        StHWait: begin
+          if (kdf_rsp_valid) begin
+            h_q     <= kdf_rsp[255:128];
+            state_q <= StRsp;
+          end
+        end
+        StRsp: begin
+          // the requester takes key/h in this cycle; clear the key material
+          pkey_q  <= '0;
+          mkey_q  <= '0;
+          key_q   <= '0;
+          h_q     <= '0;
+          state_q <= StIdle;
+        end
+        default: state_q <= StIdle;
+      endcase
+    end
+  end
+
+  //////////////////
+  // Cache memory //
+  //////////////////
+
+  for (genvar c = 0; c < NumCache; c++) begin : gen_kc
+    kcache_t e;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        e <= '0;
+      end else if (kc_we && next_q == c[CW-1:0]) begin
+        e <= kc_wdata;
+      end else if (flush_i) begin
+        e <= '0;
+      end
+    end
+    assign kc_flat[c]  = e;
+    assign hit_v[c]    = e.valid && e.tag == req_tag_i;
+    assign mr_hit_v[c] = e.valid && e.tag == req_mr_tag;
+  end
+
+  logic unused_sig;
+  assign unused_sig = ^{kdf_rsp[127:0]};
+
+endmodule

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// rocesec_key_tables: stage `key`, the control-plane tables shared by both tops — the QP policy
+// table (model/src/keys.rs KeyStore::policy: default policy + entries keyed by dest GID and
+// QPN) and the PD key slots (K_pd per protection domain and epoch, written by the control plane
+// after HKDF-SHA256, model keys::pd_key).
+//
+// Data format
+// -----------
+// Register writes (reg_we_i, 32-bit words, byte addresses, docs/rtl/tops.md):
+//   0x0000 + 4w            default policy, policy-entry layout (w0, w2, w3)
+//   0x0100 + 0x20 i + 4w   policy i: w0 = {valid[31], next_epoch[26], mode[25:24], epoch[23:16]},
+//                          w1 = QPN[23:0], w2 = PD, w3 = generation[23:0], w4..w7 = dest GID
+//                          bytes 0-15 (big-endian words)
+//   0x0400 + 0x20 j + 4w   PD key slot j: w0 = {valid[31], epoch[7:0]}, w2 = PD, w4..w7 = K_pd
+//                          bytes 0-15 (FIPS 197 byte order, byte 0 in the top bits)
+// next_epoch (RX only): epoch+1 is installed (model QpPolicy::next_epoch).
+// Lookups are combinational from the table registers: the first valid matching policy entry
+// (lowest index) else the default; the lowest-index matching PD slot.
+// pd_write_o pulses with every write into the PD slot region (the derived-key cache flushes).
+
+`resetall
+`default_nettype none
+
+module rocesec_key_tables
+#(
+  parameter int unsigned NumPolicies = 8,  // policy entries besides the default
+  parameter int unsigned NumPdSlots  = 4   // PD key slots
+) (
+  input  wire logic                  clk_i,
+  input  wire logic                  rst_ni,
+
+  // Register write port
+  input  wire logic                  reg_we_i,
+  input  wire logic [15:0]           reg_addr_i,
+  input  wire logic [31:0]           reg_wdata_i,
+  output logic                       pd_write_o,
+
+  // Policy lookup by (dest GID, dest QPN)
+  input  wire logic [127:0]          pol_gid_i,
+  input  wire logic [23:0]           pol_qpn_i,
+  output logic      [1:0]            pol_mode_o,
+  output logic      [7:0]            pol_epoch_o,
+  output logic                       pol_next_o,
+  output logic      [31:0]           pol_pd_o,
+  output logic      [23:0]           pol_gen_o,
+
+  // PD key slot lookup by (PD, epoch)
+  input  wire logic [31:0]           pd_pd_i,
+  input  wire logic [7:0]            pd_epoch_i,
+  output logic                       pd_hit_o,
+  output logic      [127:0]          pd_key_o
+);
+
+  /////////////
+  // Signals //
+  /////////////
+
+  typedef struct packed {
+    logic         valid;
+    logic         next;
+    logic [1:0]   mode;
+    logic [7:0]   epoch;
+    logic [23:0]  qpn;
+    logic [31:0]  pd;
+    logic [23:0]  gen;
+    logic [127:0] gid;
+  } policy_t;
+
+  typedef struct packed {
+    logic         valid;
+    logic [7:0]   epoch;
+    logic [31:0]  pd;
+    logic [127:0] key;
+  } pdslot_t;
+
+  localparam int unsigned PolW = 1 + 1 + 2 + 8 + 24 + 32 + 24 + 128;
+  localparam int unsigned PdW  = 1 + 8 + 32 + 128;
+
+  // Tables: one register per entry (generate blocks), read through flat arrays.
+  logic [PolW-1:0]        pol_flat [NumPolicies];
+  logic [PdW-1:0]         pds_flat [NumPdSlots];
+  logic [NumPolicies-1:0] pol_match;
+  logic [NumPdSlots-1:0]  pd_match;
+  policy_t                dflt_q;
+  logic [2:0]             reg_w;
+
+  assign reg_w = reg_addr_i[4:2];
+
+  function automatic logic [127:0] put_word(logic [127:0] v, logic [1:0] w, logic [31:0] d);
+    logic [127:0] r;
+    r = v;
+    unique case (w)  // words 4..7 = bytes 0-3 .. 12-15 (big-endian)
+      2'd0:    r[127:96] = d;
+      2'd1:    r[95:64]  = d;
+      2'd2:    r[63:32]  = d;
+      default: r[31:0]   = d;
+    endcase
+    put_word = r;
+  endfunction
+
+  //////////////
+  // Policies //
+  //////////////
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      dflt_q <= '0;
+    end else if (reg_we_i && reg_addr_i[15:5] == 11'h0) begin
+      unique case (reg_w)
+        3'd0: begin
+          dflt_q.next  <= reg_wdata_i[26];
+          dflt_q.mode  <= reg_wdata_i[25:24];
+          dflt_q.epoch <= reg_wdata_i[23:16];
+        end
+        3'd2: dflt_q.pd  <= reg_wdata_i;
+        3'd3: dflt_q.gen <= reg_wdata_i[23:0];
+        default: ;
+      endcase
+    end
+  end
+
+  for (genvar i = 0; i < NumPolicies; i++) begin : gen_pol
+    policy_t q, d;
+    logic    sel;
+    assign sel = reg_we_i &&
+                 reg_addr_i[15:5] == 11'((32'(rocesec_pkg::RegPolicyBase) + 32'h20 * i) >> 5);
+    always_comb begin
+      d = q;
+      if (sel) begin
+        unique case (reg_w)
+          3'd0: begin
+            d.valid = reg_wdata_i[31];
+            d.next  = reg_wdata_i[26];
+            d.mode  = reg_wdata_i[25:24];
+            d.epoch = reg_wdata_i[23:16];
+          end
+          3'd1:    d.qpn = reg_wdata_i[23:0];
+          3'd2:    d.pd  = reg_wdata_i;
+          3'd3:    d.gen = reg_wdata_i[23:0];
+          default: d.gid = put_word(q.gid, reg_w[1:0], reg_wdata_i);
+        endcase
+      end
+    end
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) q <= '0;
+      else         q <= d;
+    end
+    assign pol_flat[i]  = q;
+    assign pol_match[i] = q.valid && q.gid == pol_gid_i && q.qpn == pol_qpn_i;
+  end
+
+  /* verilator lint_off UNUSEDSIGNAL */
+  always_comb begin
+    policy_t p;  // read field by field
+    logic    hit;
+    p   = dflt_q;
+    hit = 1'b0;
+    for (int i = 0; i < NumPolicies; i++) begin
+      if (!hit && pol_match[i]) begin
+        p   = pol_flat[i];
+        hit = 1'b1;
+      end
+    end
+    pol_mode_o  = p.mode;
+    pol_epoch_o = p.epoch;
+    pol_next_o  = p.next;
+    pol_pd_o    = p.pd;
+    pol_gen_o   = p.gen;
+  end
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  //////////////////
+  // PD key slots //
+  //////////////////
+
+  for (genvar j = 0; j < NumPdSlots; j++) begin : gen_pd
+    pdslot_t q, d;
+    logic    sel;
+    assign sel = reg_we_i &&
+                 reg_addr_i[15:5] == 11'((32'(rocesec_pkg::RegPdBase) + 32'h20 * j) >> 5);
+    always_comb begin
+      d = q;
+      if (sel) begin
+        unique case (reg_w)
+          3'd0: begin
+            d.valid = reg_wdata_i[31];
+            d.epoch = reg_wdata_i[7:0];
+          end
+          3'd2:       d.pd = reg_wdata_i;
+          3'd1, 3'd3: ;
+          default:    d.key = put_word(q.key, reg_w[1:0], reg_wdata_i);
+        endcase
+      end
+    end
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) q <= '0;
+      else         q <= d;
+    end
+    assign pds_flat[j] = q;
+    assign pd_match[j] = q.valid && q.pd == pd_pd_i && q.epoch == pd_epoch_i;
+  end
+
+  /* verilator lint_off UNUSEDSIGNAL */
+  always_comb begin
+    pdslot_t e;  // read field by field
+    e = '0;
+    for (int j = NumPdSlots - 1; j >= 0; j--) begin
+      if (pd_match[j]) e = pds_flat[j];
+    end
+    pd_hit_o = |pd_match;
+    pd_key_o = e.key;
+  end
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  assign pd_write_o = reg_we_i && reg_addr_i[15:10] == rocesec_pkg::RegPdBase[15:10];
+
+  logic unused_sig;
+  assign unused_sig = ^{reg_addr_i[1:0], dflt_q.valid, dflt_q.qpn, dflt_q.gid};
+
+endmodule
