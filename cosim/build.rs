@@ -149,6 +149,21 @@ const MODELS: &[Model] = &[
         params: &[("LANES", "1")],
         defines: &["FAULT_SBOX"],
     },
+    Model {
+        name: "rocesec_verify_1",
+        module: "rocesec_verify_axil",
+        filelist: "top/rocesec_verify_axil.f",
+        params: &[("LANES", "1")],
+        defines: &[],
+    },
+    // Proof that the verify comparison can fail: one flipped S-box bit (rtl/aes/aes_pkg.sv).
+    Model {
+        name: "rocesec_verify_1_fault",
+        module: "rocesec_verify_axil",
+        filelist: "top/rocesec_verify_axil.f",
+        params: &[("LANES", "1")],
+        defines: &["FAULT_SBOX"],
+    },
 ];
 
 fn main() {

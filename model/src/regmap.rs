@@ -1,6 +1,9 @@
 //! Register map of the rocesec engine (docs/register-map.md): what a driver writes to program
 //! the tables of the protect (TX) top and what it reads back as counters.
 //!
+//! The verify (RX) top has the same tables plus [`CTRL`] and the next-epoch policy bit
+//! ([`rx_program`]).
+//!
 //! One source for everyone who talks to the registers: the co-simulation drivers
 //! (`cosim/src/rtl/`), the host library's engine backend (`host-lib/src/engine.rs`) and the
 //! test that checks these constants against `rtl/top/rocesec_pkg.sv`. The hardware side is
@@ -37,6 +40,20 @@ pub const COUNT: u16 = 0x0800;
 /// Counter words: 0 frames, 1 processed, 2 bypass, 3 CNP, 4 not RoCE, 8 + r rejected with
 /// `Reason::code()` r.
 pub const NUM_COUNTERS: usize = 24;
+
+/// Verify (RX) top only: control register, bit 0 = store-and-forward ([`CTRL_STORE_FORWARD`];
+/// 0 = cut-through). Readable.
+pub const CTRL: u16 = 0x0C00;
+/// [`CTRL`] bit: store-and-forward (a rejected frame never leaves the verify top).
+pub const CTRL_STORE_FORWARD: u32 = 1;
+/// Policy word 0 bit, RX only: epoch + 1 is installed (`QpPolicy::next_epoch`).
+pub const NEXT_EPOCH: u32 = 1 << 26;
+/// RX counter: frames dropped by store-and-forward (every rejection in that mode).
+pub const CNT_DROPPED: usize = 5;
+/// RX counter: epoch promotions (first authenticated packet under epoch + 1).
+pub const CNT_PROMOTIONS: usize = 6;
+/// RX counter: frames dropped because they exceed the output frame FIFO (store-and-forward).
+pub const CNT_OVERSIZE: usize = 7;
 
 /// One 32-bit register write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -225,6 +242,35 @@ pub fn pd_slot_clear(slot: usize) -> Vec<RegWrite> {
 /// than [`NUM_POLICIES`], more (PD, epoch) pairs than [`NUM_PD`], an rkey allow-list, a field
 /// too wide, or a key-file secret that cannot be read.
 pub fn tx_program(k: &KeyFile) -> Result<Vec<RegWrite>, RegMapError> {
+    program(k, false)
+}
+
+/// The full RX (verify top) program for a key file: as [`tx_program`], with word 0 of every
+/// policy carrying [`NEXT_EPOCH`] where `next_epoch` is set and a PD key slot for
+/// (PD, epoch + 1) of those policies too (the receiver accepts epoch + 1 before the sender
+/// moves: make before break), then [`CTRL`] = `store_forward`.
+///
+/// # Errors
+/// As [`tx_program`].
+pub fn rx_program(k: &KeyFile, store_forward: bool) -> Result<Vec<RegWrite>, RegMapError> {
+    let mut v = program(k, true)?;
+    v.push(RegWrite {
+        addr: CTRL,
+        data: if store_forward { CTRL_STORE_FORWARD } else { 0 },
+    });
+    Ok(v)
+}
+
+fn program(k: &KeyFile, rx: bool) -> Result<Vec<RegWrite>, RegMapError> {
+    // the last write of a policy is its word 0 (valid): RX adds the next-epoch bit there
+    let with_next = |mut w: Vec<RegWrite>, p: &QpPolicy| {
+        if rx && p.next_epoch {
+            if let Some(last) = w.last_mut() {
+                last.data |= NEXT_EPOCH;
+            }
+        }
+        w
+    };
     if k.aes != 128 {
         return Err(RegMapError::NotAes128(k.aes));
     }
@@ -237,14 +283,20 @@ pub fn tx_program(k: &KeyFile) -> Result<Vec<RegWrite>, RegMapError> {
     if k.mrs.is_some() {
         return Err(RegMapError::RkeyAllowListUnsupported);
     }
-    let mut v = policy_writes(DEFAULT, &[0; 16], 0, &k.default)?;
+    let mut v = with_next(policy_writes(DEFAULT, &[0; 16], 0, &k.default)?, &k.default);
     for (i, q) in k.qps.iter().enumerate() {
         let base = POLICY + POLICY_STRIDE * i as u16;
-        v.extend(policy_writes(base, &gid_of(q.gid), q.qpn, &q.policy)?);
+        v.extend(with_next(
+            policy_writes(base, &gid_of(q.gid), q.qpn, &q.policy)?,
+            &q.policy,
+        ));
     }
     let pds: BTreeSet<(u32, u8)> = std::iter::once(&k.default)
         .chain(k.qps.iter().map(|q| &q.policy))
-        .map(|p| (p.pd, p.epoch))
+        .flat_map(|p| {
+            let next = (rx && p.next_epoch).then(|| (p.pd, p.epoch.wrapping_add(1)));
+            std::iter::once((p.pd, p.epoch)).chain(next)
+        })
         .collect();
     if pds.len() > NUM_PD {
         return Err(RegMapError::TooManyPdKeys {
@@ -333,6 +385,7 @@ mod tests {
         assert_eq!(find("RegPolicyBase"), POLICY);
         assert_eq!(find("RegPdBase"), PD);
         assert_eq!(find("RegCountBase"), COUNT);
+        assert_eq!(find("RegCtrl"), CTRL);
     }
 
     fn with_qps(n: u32, distinct_pds: bool) -> KeyFile {

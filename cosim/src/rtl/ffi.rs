@@ -100,6 +100,8 @@ models! {
     KdfCmac256 => "kdf_cmac_256",
     RocesecProtect1 => "rocesec_protect_1",
     RocesecProtect1Fault => "rocesec_protect_1_fault",
+    RocesecVerify1 => "rocesec_verify_1",
+    RocesecVerify1Fault => "rocesec_verify_1_fault",
 }
 
 /// A port of a [`Model`]: index into the shim's port table and size in 32-bit words.

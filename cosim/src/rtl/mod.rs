@@ -17,6 +17,7 @@ pub mod kdf_cmac;
 pub mod roce_icrc;
 pub mod roce_parse;
 pub mod rocesec_protect;
+pub mod rocesec_verify;
 
 pub use ffi::{Model, Port, Top};
 /// The stimulus PRNG, shared with the model's timing layer (same draws, same patterns).

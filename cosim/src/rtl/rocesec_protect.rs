@@ -1,7 +1,8 @@
 //! Driver for the protect / TX top `rtl/top/rocesec_protect_axil.sv` (`rocesec_protect` behind
 //! its AXI4-Lite register interface): an AXI4-Stream source with idle insertion, a sink with
 //! backpressure, and an AXI4-Lite master that loads the tables from a key file through the
-//! register programs of `rocesec_model::regmap`.
+//! register programs of `rocesec_model::regmap`. The verify top behind the same interface
+//! (`rocesec_verify_axil`) has the same ports; `rocesec_verify` builds on this driver.
 
 use std::collections::VecDeque;
 
@@ -51,11 +52,24 @@ pub struct RocesecProtect {
     pub kdf_cycles: u64,
 }
 
+/// What [`RocesecProtect::run_expect`] saw.
+#[derive(Clone, Debug, Default)]
+pub struct RunResult {
+    /// Frames that left, in order.
+    pub out: Vec<OutFrame>,
+    /// Cycles from the start to the last expected frame out.
+    pub cycles: u64,
+    /// Cycle each input frame's first beat was accepted.
+    pub in_starts: Vec<u64>,
+    /// Nothing moved for 20000 cycles before `expect` frames left.
+    pub stalled: bool,
+}
+
 /// Stimulus options (input idle / output stall in 1/16), shared with the model's timing layer.
 pub use rocesec_model::timing::Traffic;
 
 impl RocesecProtect {
-    /// Build and reset.
+    /// Build and reset (`top`: a protect or verify variant; both have the same ports).
     pub fn new(top: Top) -> Self {
         let mut sim = Sim::new(top);
         let axil = AxilMaster::new(&mut sim, 0x5EED_A11C);
@@ -134,10 +148,6 @@ impl RocesecProtect {
     /// Stream `frames` in and collect the frames that leave, with random input idle cycles
     /// and output backpressure. Returns the output frames (in order) and the cycles used.
     ///
-    /// Every cycle draws its stimulus with [`Traffic::draw`] (idle, then stall), so the
-    /// pattern depends only on the seed and the cycle number and the timing layer
-    /// (`rocesec_model::timing::predict`) replays it exactly.
-    ///
     /// # Panics
     /// If the DUT stops producing output for 20000 cycles.
     pub fn run(
@@ -146,6 +156,29 @@ impl RocesecProtect {
         t: Traffic,
         rng: &mut SplitMix64,
     ) -> (Vec<OutFrame>, u64) {
+        let r = self.run_expect(frames, frames.len(), t, rng);
+        assert!(
+            !r.stalled,
+            "no output for 20000 cycles ({} frames out)",
+            r.out.len()
+        );
+        (r.out, r.cycles)
+    }
+
+    /// Stream `frames` in until every beat is accepted and `expect` frames have left (a top
+    /// that drops frames sends fewer than it receives), then, if `expect` is smaller than the
+    /// number of frames, watch the output for 64 more cycles so that an extra frame is caught
+    /// too. Stops early (`stalled`) after 20000 cycles without a beat in or out. The stimulus is
+    /// [`run`](Self::run)'s (two draws per cycle, as the timing layer's).
+    /// `in_first_cycle` of the outputs is only meaningful when no frame is dropped;
+    /// `in_starts` has the acceptance cycle of every input frame.
+    pub fn run_expect(
+        &mut self,
+        frames: &[Vec<u8>],
+        expect: usize,
+        t: Traffic,
+        rng: &mut SplitMix64,
+    ) -> RunResult {
         let bb = self.beat_bytes;
         let mut queue: VecDeque<Beat> = frames.iter().flat_map(|f| beats(f, bb)).collect();
         let mut out = Vec::new();
@@ -155,8 +188,23 @@ impl RocesecProtect {
         let mut quiet = 0u64;
         let mut offered: Option<Beat> = None;
         let mut in_starts: VecDeque<u64> = VecDeque::new();
+        let mut all_starts = Vec::new();
         let mut in_mid = false;
-        while out.len() < frames.len() {
+        let mut tail = 0u64;
+        let mut stalled = false;
+        let mut end = start;
+        loop {
+            let input_done = queue.is_empty() && offered.is_none();
+            if input_done && out.len() >= expect && cur.is_empty() {
+                // every expected frame is out: watch for extras (none possible without drops)
+                if tail == 0 {
+                    end = self.sim.cycles();
+                }
+                tail += 1;
+                if tail > 64 || expect == frames.len() {
+                    break;
+                }
+            }
             let stim = t.draw(rng);
             // input: keep offering the same beat until accepted
             if offered.is_none() && !queue.is_empty() && !stim.idle {
@@ -202,8 +250,10 @@ impl RocesecProtect {
                 self.kdf_cycles += 1;
             }
             if accepted {
+                quiet = 0;
                 if !in_mid {
                     in_starts.push_back(self.sim.cycles());
+                    all_starts.push(self.sim.cycles());
                 }
                 in_mid = !offered.as_ref().is_some_and(|b| b.last);
             }
@@ -212,13 +262,18 @@ impl RocesecProtect {
                 offered = None;
             }
             quiet += 1;
-            assert!(
-                quiet < 20000,
-                "no output for 20000 cycles ({} frames out)",
-                out.len()
-            );
+            if quiet >= 20000 {
+                stalled = true;
+                end = self.sim.cycles();
+                break;
+            }
         }
-        (out, self.sim.cycles() - start)
+        RunResult {
+            out,
+            cycles: end - start,
+            in_starts: all_starts,
+            stalled,
+        }
     }
 
     /// Clock edges so far.

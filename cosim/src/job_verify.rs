@@ -1,0 +1,433 @@
+//! The verify direction of the main job (`rocesec cosim`): every unit's frames, protected by the
+//! model's `Protector`, through the RTL verify top and `rocesec_model::engine::Verifier`, in
+//! cut-through and store-and-forward, genuine and with attacks mixed in (the tamper pass).
+//! Per frame: the verdict (`m_axis_tuser`) and every output byte; in store-and-forward a frame
+//! the model rejects must not leave. Also the attack generator shared with
+//! `cosim/tests/rocesec_verify.rs`.
+
+use crate::job::{Options, Unit};
+use crate::rtl::rocesec_protect::{OutFrame, RunResult, Traffic};
+use crate::rtl::rocesec_verify::{RocesecVerify, VerifyMode};
+use crate::rtl::{SplitMix64, Top};
+use rocesec_model::engine::{Protector, Verifier};
+use rocesec_model::keys::KeyFile;
+use rocesec_model::roce::{self, icrc, opcode, Frame, IpVersion};
+use rocesec_model::verdict::Forward;
+use std::fmt::Write as _;
+
+/// IPv4 header checksum (RFC 791) of the header at `ip` (`ihl` bytes), in place.
+fn fix_ipv4(f: &mut [u8], ip: usize, ihl: usize) {
+    f[ip + 10] = 0;
+    f[ip + 11] = 0;
+    let mut s: u32 = 0;
+    for k in (0..ihl).step_by(2) {
+        s += u32::from(u16::from_be_bytes([f[ip + k], f[ip + k + 1]]));
+    }
+    while s > 0xFFFF {
+        s = (s & 0xFFFF) + (s >> 16);
+    }
+    let c = !(s as u16);
+    f[ip + 10..ip + 12].copy_from_slice(&c.to_be_bytes());
+}
+
+/// The attacker's repair after changing bytes: IPv4 header checksum and ICRC recomputed, so that
+/// only the ICV (or the key-stage checks) can tell.
+pub fn repair(f: &mut [u8]) {
+    if let Ok(Frame::Roce(p)) = roce::parse(f) {
+        if p.ip == IpVersion::V4 {
+            fix_ipv4(f, p.ip_off, p.ip_hdr_len);
+        }
+        if let Ok(Frame::Roce(q)) = roce::parse(f) {
+            icrc::fix(f, &q);
+        }
+    }
+}
+
+/// One tampered copy of a protected frame, with the kind of attack; `None` if the chosen
+/// attack does not apply to the frame (not protected, no payload, no RETH/AtomicETH).
+pub fn tamper(f: &[u8], rng: &mut SplitMix64) -> Option<(&'static str, Vec<u8>)> {
+    let Ok(Frame::Roce(p)) = roce::parse(f) else {
+        return None;
+    };
+    let sec = p.sec?;
+    let mut g = f.to_vec();
+    let sh = p.bth_off + 12; // SecHdr
+    let kind = match rng.below(9) {
+        0 => {
+            // an authenticated header byte (not a masked field, not a length)
+            let choices: Vec<usize> = (p.ip_off..p.payload_off)
+                .filter(|&o| {
+                    let ipo = o - p.ip_off;
+                    let masked_ip = match p.ip {
+                        IpVersion::V4 => matches!(ipo, 1 | 2 | 3 | 8 | 10 | 11),
+                        IpVersion::V6 => matches!(ipo, 0..=5 | 7),
+                    };
+                    !(masked_ip && o < p.udp_off)
+                        && !(p.udp_off + 4..p.udp_off + 8).contains(&o)
+                        && o != p.bth_off + 4
+                })
+                .collect();
+            let o = choices[rng.below(choices.len() as u64) as usize];
+            g[o] ^= 1 << rng.below(8);
+            "header bit"
+        }
+        1 => {
+            if p.payload_end == p.payload_off {
+                return None;
+            }
+            let o = p.payload_off + rng.below((p.payload_end - p.payload_off) as u64) as usize;
+            g[o] ^= 1 << rng.below(8);
+            "payload bit"
+        }
+        2 => {
+            let o = p.payload_end + rng.below(16) as usize;
+            g[o] ^= 1 << rng.below(8);
+            "ICV bit"
+        }
+        3 => {
+            // VA moved out of its node (same level)
+            let off = opcode::eth::offset(p.op.eth, opcode::eth::RETH)
+                .or_else(|| opcode::eth::offset(p.op.eth, opcode::eth::ATOMIC_ETH))?;
+            let at = p.eth_off + off;
+            let va = u64::from_be_bytes(g[at..at + 8].try_into().ok()?);
+            let s = 12 + u32::from(sec.level.min(51));
+            let nva = va.wrapping_add(1u64 << s).wrapping_sub(rng.below(64));
+            g[at..at + 8].copy_from_slice(&nva.to_be_bytes());
+            "VA moved"
+        }
+        4 => {
+            g[sh + 1] = sec.epoch.wrapping_sub(1 + rng.below(3) as u8);
+            "stale epoch"
+        }
+        5 => {
+            g[sh + 1] = sec.epoch.wrapping_add(2 + rng.below(100) as u8);
+            "future epoch"
+        }
+        6 => {
+            let pn: u64 = if rng.chance(1, 2) {
+                0
+            } else {
+                sec.pn + 1 + rng.below(1000)
+            };
+            g[sh + 2..sh + 8].copy_from_slice(&pn.to_be_bytes()[2..]);
+            "PN changed"
+        }
+        7 => {
+            g[sh] = (g[sh] & 0xC0)
+                | if sec.level == 0x3F {
+                    rng.below(53) as u8
+                } else {
+                    0x3F
+                };
+            "level changed"
+        }
+        _ => {
+            // no repair: bad ICRC
+            let o = p.ip_off + 20 + rng.below((g.len() - p.ip_off - 24) as u64) as usize;
+            g[o] ^= 0x10;
+            return Some(("no repair", g));
+        }
+    };
+    repair(&mut g);
+    Some((kind, g))
+}
+
+/// Genuine protected frames (the first `n`) with attacks mixed in: tampered copies before or
+/// after the genuine frame, and replays of earlier frames. Returns the stream and the number of
+/// attack frames.
+pub fn attack_stream(frames: &[Vec<u8>], rng: &mut SplitMix64, n: usize) -> (Vec<Vec<u8>>, usize) {
+    let mut out: Vec<Vec<u8>> = Vec::new();
+    let mut attacks = 0;
+    for f in frames.iter().take(n) {
+        let r = rng.below(8);
+        if r < 3 {
+            if let Some((_, g)) = tamper(f, rng) {
+                out.push(g);
+                attacks += 1;
+            }
+        }
+        out.push(f.clone());
+        if r == 3 && out.len() > 4 {
+            let k = out.len() - 1 - rng.below(out.len().min(100) as u64) as usize;
+            out.push(out[k].clone());
+            attacks += 1;
+        }
+        if r == 4 {
+            if let Some((_, g)) = tamper(f, rng) {
+                out.push(g);
+                attacks += 1;
+            }
+        }
+    }
+    (out, attacks)
+}
+
+/// The frames as they leave a model protector with `keys` (rejected frames are not sent).
+pub fn protect_all(keys: &KeyFile, frames: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    let Ok(mut p) = Protector::new(keys) else {
+        return Vec::new();
+    };
+    frames
+        .iter()
+        .filter_map(|f| p.protect(f).ok().map(|(_, b)| b))
+        .collect()
+}
+
+fn fwd_code(f: Forward) -> u8 {
+    match f {
+        Forward::Processed => 0,
+        Forward::Bypass => 1,
+        Forward::Cnp => 2,
+        Forward::NotRoce => 3,
+    }
+}
+
+/// Result of one verify run (a unit's stream in one output mode).
+#[derive(Clone, Debug, Default)]
+pub struct VerifyResult {
+    /// Capture name.
+    pub name: String,
+    /// Protection mode and stream ("genuine" or "tamper").
+    pub what: String,
+    /// Output mode.
+    pub mode: String,
+    /// Frames in.
+    pub frames: u64,
+    /// Frames the model rejects.
+    pub rejected: u64,
+    /// Output beats.
+    pub beats_out: u64,
+    /// RTL cycles.
+    pub cycles: u64,
+    /// Per-frame latency of the frames that left (first input beat to last output beat).
+    pub latency: Vec<u64>,
+    /// Frames that disagreed (0 or 1: a run stops at its first mismatch).
+    pub mismatches: u64,
+    /// The first mismatch.
+    pub report: Option<String>,
+}
+
+/// Compare a verify run with the model; `Err(report)` at the first disagreement.
+fn compare(
+    model: &mut Verifier,
+    frames: &[Vec<u8>],
+    r: &RunResult,
+    mode: VerifyMode,
+    res: &mut VerifyResult,
+) -> Result<(), String> {
+    if r.stalled {
+        return Err(format!("RTL stalled after {} frames out", r.out.len()));
+    }
+    let mut outs = r.out.iter();
+    for (i, f) in frames.iter().enumerate() {
+        res.frames += 1;
+        let v = model.verify(f);
+        if v.is_err() {
+            res.rejected += 1;
+        }
+        if mode == VerifyMode::StoreForward && v.is_err() {
+            continue;
+        }
+        let Some(o): Option<&OutFrame> = outs.next() else {
+            return Err(format!("frame {i}: no output, model: {:?}", v.map(|x| x.0)));
+        };
+        res.beats_out += o.data.len().div_ceil(16) as u64;
+        if let Some(&s) = r.in_starts.get(i) {
+            res.latency.push(o.last_cycle.saturating_sub(s));
+        }
+        let (reason, fwd) = (o.tuser & 0xF, (o.tuser >> 4) & 3);
+        let mut m = String::new();
+        match v {
+            Ok((kind, bytes)) => {
+                if (reason, fwd) != (0, fwd_code(kind)) {
+                    let _ = write!(m, "model forwards ({kind:?}), RTL tuser {:#04x}", o.tuser);
+                } else if bytes != o.data {
+                    let d = bytes
+                        .iter()
+                        .zip(&o.data)
+                        .position(|(a, b)| a != b)
+                        .unwrap_or(bytes.len().min(o.data.len()));
+                    let _ = write!(
+                        m,
+                        "output differs at byte {d} (model {} bytes, RTL {})\n  model {}\n  RTL   {}",
+                        bytes.len(),
+                        o.data.len(),
+                        hex::encode(&bytes),
+                        hex::encode(&o.data)
+                    );
+                }
+            }
+            Err(rm) => {
+                if reason != rm.code() {
+                    let _ = write!(m, "model rejects ({rm}), RTL tuser {:#04x}", o.tuser);
+                }
+            }
+        }
+        if !m.is_empty() {
+            return Err(format!("frame {i}: {m}\n  input {}", hex::encode(f)));
+        }
+    }
+    if let Some(o) = outs.next() {
+        return Err(format!(
+            "RTL sent an extra frame (tuser {:#04x}, {} bytes): a rejected frame left",
+            o.tuser,
+            o.data.len()
+        ));
+    }
+    Ok(())
+}
+
+/// Run one stream through a fresh verify top in `mode`.
+pub fn run_stream(
+    top: Top,
+    keys: &KeyFile,
+    frames: &[Vec<u8>],
+    mode: VerifyMode,
+    seed: u64,
+    traffic: Traffic,
+) -> VerifyResult {
+    let mut res = VerifyResult {
+        mode: mode.name().into(),
+        ..VerifyResult::default()
+    };
+    let (Ok(mut model), Ok(mut count)) = (Verifier::new(keys), Verifier::new(keys)) else {
+        res.mismatches = 1;
+        res.report = Some("bad key file".into());
+        return res;
+    };
+    let expect = match mode {
+        VerifyMode::CutThrough => frames.len(),
+        VerifyMode::StoreForward => frames.iter().filter(|f| count.verify(f).is_ok()).count(),
+    };
+    let mut dut = RocesecVerify::new(top, mode);
+    if let Err(e) = dut.load_keys(keys) {
+        res.mismatches = 1;
+        res.report = Some(format!("loading the key file into the RTL failed: {e}"));
+        return res;
+    }
+    let mut rng = SplitMix64::new(seed);
+    let r = dut.run(frames, expect, traffic, &mut rng);
+    res.cycles = r.cycles;
+    if let Err(e) = compare(&mut model, frames, &r, mode, &mut res) {
+        res.mismatches = 1;
+        res.report = Some(e);
+    }
+    res
+}
+
+/// The verify runs of one unit: genuine and tampered streams, both output modes.
+pub fn run_unit(top: Top, keys: &KeyFile, unit: &Unit, seed: u64, t: Traffic) -> Vec<VerifyResult> {
+    let mut k = keys.clone();
+    k.force_mode(unit.mode);
+    let genuine = protect_all(&k, &unit.frames);
+    let mut rng = SplitMix64::new(seed ^ 0x7a3);
+    let (attacked, _) = attack_stream(&genuine, &mut rng, usize::MAX);
+    let mut v = Vec::new();
+    for (what, frames) in [("genuine", &genuine), ("tamper", &attacked)] {
+        for mode in [VerifyMode::CutThrough, VerifyMode::StoreForward] {
+            let mut r = run_stream(top, &k, frames, mode, seed, t);
+            r.name.clone_from(&unit.name);
+            r.what = format!("{} {what}", unit.mode);
+            v.push(r);
+        }
+    }
+    v
+}
+
+/// Run the verify direction of the main job over `units` and print its table; returns the
+/// number of mismatches.
+///
+/// # Errors
+/// A failure writing the report.
+pub fn run(
+    keys: &KeyFile,
+    o: &Options,
+    top: Top,
+    units: &[Unit],
+    out: &mut dyn std::io::Write,
+    err: &mut dyn std::io::Write,
+) -> Result<u64, String> {
+    use rayon::prelude::*;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(o.jobs)
+        .build()
+        .map_err(|e| e.to_string())?;
+    let t0 = std::time::Instant::now();
+    let results: Vec<VerifyResult> = pool.install(|| {
+        units
+            .par_iter()
+            .enumerate()
+            .flat_map(|(i, u)| run_unit(top, keys, u, o.seed.wrapping_add(i as u64), o.traffic))
+            .collect()
+    });
+    let wall = t0.elapsed().as_secs_f64();
+    let io = |e: std::io::Error| e.to_string();
+    writeln!(
+        out,
+        "verify (RX top):\n{:<40} {:<20} {:<11} {:>6} {:>5} {:>4} {:>9} {:>7} {:>18}",
+        "capture",
+        "stream",
+        "out mode",
+        "pkts",
+        "rej",
+        "mis",
+        "RTL cyc",
+        "beat/c",
+        "lat min/mean/max"
+    )
+    .map_err(io)?;
+    let (mut frames, mut rej, mut cycles, mut beats, mut mism) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    let mut all_lat = Vec::new();
+    for r in &results {
+        let (mn, mean, mx) = stats(&r.latency);
+        writeln!(
+            out,
+            "{:<40} {:<20} {:<11} {:>6} {:>5} {:>4} {:>9} {:>7.3} {:>18}",
+            r.name,
+            r.what,
+            r.mode,
+            r.frames,
+            r.rejected,
+            r.mismatches,
+            r.cycles,
+            r.beats_out as f64 / r.cycles.max(1) as f64,
+            format!("{mn}/{mean:.1}/{mx}")
+        )
+        .map_err(io)?;
+        frames += r.frames;
+        rej += r.rejected;
+        cycles += r.cycles;
+        beats += r.beats_out;
+        mism += r.mismatches;
+        all_lat.extend_from_slice(&r.latency);
+        if let Some(m) = &r.report {
+            writeln!(
+                err,
+                "VERIFY MISMATCH in {} ({}, {}): {m}",
+                r.name, r.what, r.mode
+            )
+            .map_err(io)?;
+        }
+    }
+    let (mn, mean, mx) = stats(&all_lat);
+    writeln!(
+        out,
+        "verify total: {} runs, {frames} packets ({rej} rejected by the model), RTL {cycles} cycles, \
+         {:.3} beats/cycle out, latency {mn}/{mean:.1}/{mx} cycles, {mism} mismatches; wall {wall:.1} s",
+        results.len(),
+        beats as f64 / cycles.max(1) as f64,
+    )
+    .map_err(io)?;
+    Ok(mism)
+}
+
+fn stats(v: &[u64]) -> (u64, f64, u64) {
+    let min = v.iter().copied().min().unwrap_or(0);
+    let max = v.iter().copied().max().unwrap_or(0);
+    let mean = if v.is_empty() {
+        0.0
+    } else {
+        v.iter().sum::<u64>() as f64 / v.len() as f64
+    };
+    (min, mean, max)
+}

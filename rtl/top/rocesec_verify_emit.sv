@@ -1,0 +1,794 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// rocesec_verify_emit: stages `crypto` and `emit` of the verify (RX) top — model
+// model/src/stage/crypto.rs open and model/src/stage/emit.rs strip, as sequenced by
+// model/src/engine.rs Verifier::verify.
+//
+// Data format
+// -----------
+// Beats are 16 bytes (LANES = 1), byte i of tdata in bits [8i+7:8i], tkeep contiguous. Each
+// frame arrives from the packet FIFO with a job_t from the key stage (same order). For a
+// processed (job.protect = 1) protected frame of length L (offsets of the protected input:
+// H = job.hoff SecHdr, P = job.poff payload, E = job.eoff ICV), the plain frame leaves as
+// (docs/wire-format.md §1, output offsets o):
+//   o <  H           job.ohdr[o]  (headers: lengths - 24, IPv4 checksum, BTH TVer = 0)
+//   o <  E - 8       in[o + 8]    (extended headers, payload ‖ pad; AES-CTR decrypted in AEAD)
+//   o <  E - 4       ICRC over the output (IBTA Vol 1 Annex A17.8), little-endian
+//   o <  L - 24      in[o + 24]   (L2 trailer)
+// Other frames leave unchanged. The ICV = in[E, E+16) is compared with E_K(J0) ^ GHASH_H(A, C)
+// (SP 800-38D §7.2 steps 7–8) over the input: A = in[ip_off, P) masked (packet-auth:
+// in[ip_off, E)), C = in[P, E) (AEAD). m_axis_tuser on the last beat: {fwd, reason} of the final
+// verdict (rocesec_pkg).
+//
+// Pipeline (valid/ready between stages):
+//   G   input walker + rocesec_ghash_feed over the input beats (tags each beat with its job slot
+//       and beat index; a frame enters once its job is written); ICV bytes are captured from its
+//       output into the job table.
+//   delay FIFO (DlyBeats).
+//   S1  strip/splice: a 3-beat input window, output beat m from input beats m .. m+2 (shifts 8
+//       and 24 are constants), keystream XOR (blocks rotated by (P - 8) mod 16, rocesec_ctr).
+//   S4  rocesec_icrc_patch: ICRC regenerated; the last beat waits for the final verdict.
+//   S5  output frame FIFO (FrameBeats): cut-through commits every beat as written; in
+//       store-and-forward (saf_i, sampled per frame) a frame is committed on a good verdict and
+//       its write pointer rewound on a bad one (Forencich axis_fifo DROP_BAD_FRAME), so a rejected
+//       frame never releases a byte. A frame larger than the FIFO is dropped in
+//       store-and-forward (drop_oversize_o).
+// Authentication results go back to the key stage in job order (auth_*): every job gets one
+// once its frame passed G and E_K(J0) and the hash (if the frame holds them) are known; a frame
+// that ends before its ICV reports a failure (its parse verdict is malformed anyway).
+
+`resetall
+`default_nettype none
+
+module rocesec_verify_emit
+#(
+  parameter int unsigned NumJobs    = 8,    // frames in flight (2^n)
+  parameter int unsigned KsDepth    = 32,   // keystream buffer (blocks)
+  parameter int unsigned DlyBeats   = 8,    // delay FIFO between GHASH feed and splice
+  parameter int unsigned FrameBeats = 512   // output frame FIFO (beats, 2^n)
+) (
+  input  wire logic          clk_i,
+  input  wire logic          rst_ni,
+
+  input  wire logic          saf_i,         // store-and-forward (else cut-through)
+
+  // Jobs
+  input  wire logic          job_valid_i,
+  output logic               job_ready_o,
+  input  wire rocesec_pkg::job_t job_i,
+
+  // Authentication results (job order)
+  output logic               auth_valid_o,
+  input  wire logic          auth_ready_i,
+  output logic               auth_ok_o,
+
+  // Final verdicts (job order)
+  input  wire logic          done_valid_i,
+  input  wire logic [3:0]    done_reason_i,
+  input  wire logic [1:0]    done_fwd_i,
+
+  // Frames from the packet FIFO
+  input  wire logic          in_valid_i,
+  output logic               in_ready_o,
+  input  wire logic [127:0]  in_data_i,
+  input  wire logic [15:0]   in_keep_i,
+  input  wire logic          in_last_i,
+
+  // AXI4-Stream output
+  output logic [127:0]       m_axis_tdata_o,
+  output logic [15:0]        m_axis_tkeep_o,
+  output logic               m_axis_tlast_o,
+  output logic [7:0]         m_axis_tuser_o,
+  output logic               m_axis_tvalid_o,
+  input  wire logic          m_axis_tready_i,
+
+  output logic               drop_o,          // pulse: a frame was dropped (store-and-forward)
+  output logic               drop_oversize_o  // pulse: ... because it did not fit the FIFO
+);
+
+  localparam int unsigned SlotW = $clog2(NumJobs);
+  localparam int unsigned FAW   = $clog2(FrameBeats);
+
+  typedef logic [SlotW-1:0] slot_t;
+
+  ///////////////
+  // Job table //
+  ///////////////
+
+  logic [rocesec_pkg::JobBits-1:0] jt_q [NumJobs];  // job_t, stored flat
+  logic         jt_valid_q  [NumJobs];
+  logic         jt_ekj0_v_q [NumJobs];
+  logic [127:0] jt_ekj0_q   [NumJobs];
+  logic         jt_hash_v_q [NumJobs];
+  logic [127:0] jt_hash_q   [NumJobs];
+  logic [127:0] jt_icv_q    [NumJobs];
+  logic         jt_gend_q   [NumJobs];   // the frame has passed G
+  logic [16:0]  jt_flen_q   [NumJobs];   // its length (valid with gend)
+  logic         jt_done_v_q [NumJobs];
+  logic [3:0]   jt_reason_q [NumJobs];
+  logic [1:0]   jt_fwd_q    [NumJobs];
+
+  slot_t wr_ptr_q, fin_ptr_q, auth_ptr_q, g_ptr_q, ctr_ptr;
+  logic [SlotW:0] auth_lag_q;   // jobs written, authentication not yet reported
+  logic [SlotW:0] g_lag_q;      // jobs written, frame not yet entered G
+
+  logic  job_fire;
+  assign job_ready_o = !jt_valid_q[wr_ptr_q];
+  assign job_fire    = job_valid_i && job_ready_o;
+
+  logic         ekj0_we;
+  slot_t        ekj0_slot;
+  logic [127:0] ekj0_data;
+  logic         hash_we;
+  slot_t        hash_slot;
+  logic [127:0] hash_data;
+  logic         free_we;
+  slot_t        free_slot;
+  logic         icv_we;       // G output beat: capture ICV bytes / frame end
+  slot_t        icv_slot;
+  logic [127:0] icv_wdata;
+  logic         gend_we;
+  logic [16:0]  gend_len;
+  /* verilator lint_off UNUSEDSIGNAL */
+  rocesec_pkg::job_t free_job;
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  always_comb begin
+    free_job     = jt_q[free_slot];
+    free_job.key = '0;
+    free_job.h   = '0;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      wr_ptr_q  <= '0;
+      fin_ptr_q <= '0;
+      for (int j = 0; j < NumJobs; j++) begin
+        jt_valid_q[j]  <= 1'b0;
+        jt_ekj0_v_q[j] <= 1'b0;
+        jt_hash_v_q[j] <= 1'b0;
+        jt_gend_q[j]   <= 1'b0;
+        jt_flen_q[j]   <= '0;
+        jt_done_v_q[j] <= 1'b0;
+        jt_reason_q[j] <= '0;
+        jt_fwd_q[j]    <= '0;
+        jt_ekj0_q[j]   <= '0;
+        jt_hash_q[j]   <= '0;
+        jt_icv_q[j]    <= '0;
+      end
+    end else begin
+      if (free_we) begin
+        jt_valid_q[free_slot] <= 1'b0;
+        jt_q[free_slot]       <= free_job;  // key material cleared
+        jt_ekj0_q[free_slot]  <= '0;
+      end
+      if (job_fire) begin
+        jt_q[wr_ptr_q]        <= job_i;
+        jt_valid_q[wr_ptr_q]  <= 1'b1;
+        jt_ekj0_v_q[wr_ptr_q] <= 1'b0;
+        jt_hash_v_q[wr_ptr_q] <= 1'b0;
+        jt_gend_q[wr_ptr_q]   <= 1'b0;
+        jt_done_v_q[wr_ptr_q] <= 1'b0;
+        wr_ptr_q              <= wr_ptr_q + 1'b1;
+      end
+      if (done_valid_i) begin
+        jt_done_v_q[fin_ptr_q] <= 1'b1;
+        jt_reason_q[fin_ptr_q] <= done_reason_i;
+        jt_fwd_q[fin_ptr_q]    <= done_fwd_i;
+        fin_ptr_q              <= fin_ptr_q + 1'b1;
+      end
+      if (ekj0_we) begin
+        jt_ekj0_q[ekj0_slot]   <= ekj0_data;
+        jt_ekj0_v_q[ekj0_slot] <= 1'b1;
+      end
+      if (hash_we) begin
+        jt_hash_q[hash_slot]   <= hash_data;
+        jt_hash_v_q[hash_slot] <= 1'b1;
+      end
+      if (icv_we) jt_icv_q[icv_slot] <= icv_wdata;
+      if (gend_we) begin
+        jt_gend_q[icv_slot] <= 1'b1;
+        jt_flen_q[icv_slot] <= gend_len;
+      end
+    end
+  end
+
+  // job_t values below are read field by field: unused fields are expected.
+  /* verilator lint_off UNUSEDSIGNAL */
+  function automatic logic [15:0] nks_of(rocesec_pkg::job_t j);  // keystream blocks of a job
+    logic [15:0] pl;
+    pl = j.eoff - {8'h0, j.poff};
+    nks_of = (j.protect && j.mode == rocesec_pkg::ModeAead) ? ((pl + 16'd15) >> 4) : 16'd0;
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  function automatic logic [4:0] popcount16(logic [15:0] k);
+    logic [4:0] n;
+    n = '0;
+    for (int i = 0; i < 16; i++) n = n + {4'h0, k[i]};
+    popcount16 = n;
+  endfunction
+
+  ////////////////////////////////
+  // AES: E_K(J0) and keystream //
+  ////////////////////////////////
+
+  logic              ks_pop;
+  logic              ks_valid;
+  logic [127:0]      ks_head;
+  /* verilator lint_off UNUSEDSIGNAL */
+  rocesec_pkg::job_t ctr_job;
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  assign ctr_job = jt_q[ctr_ptr];
+
+  rocesec_ctr #(
+    .NumJobs (NumJobs),
+    .KsDepth (KsDepth)
+  ) u_ctr (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .job_push_i   (job_fire),
+    .job_slot_o   (ctr_ptr),
+    .job_active_i (ctr_job.protect),
+    .job_key_i    (ctr_job.key),
+    .job_iv_i     (ctr_job.iv),
+    .job_nks_i    (nks_of(ctr_job)),
+    .ekj0_valid_o (ekj0_we),
+    .ekj0_slot_o  (ekj0_slot),
+    .ekj0_data_o  (ekj0_data),
+    .ks_valid_o   (ks_valid),
+    .ks_data_o    (ks_head),
+    .ks_pop_i     (ks_pop)
+  );
+
+  ////////////////////////////
+  // G: input walker + GHASH //
+  ////////////////////////////
+
+  logic         g0_mid_q;       // inside a frame
+  logic [11:0]  g0_k_q;         // beat index
+  logic         g0_valid, g0_ready;
+  /* verilator lint_off UNUSEDSIGNAL */
+  rocesec_pkg::job_t g0_job;
+  rocesec_pkg::job_t g_job;
+  rocesec_pkg::job_t go_job;
+  /* verilator lint_on UNUSEDSIGNAL */
+  slot_t        g_cur;
+  logic         g_valid;
+  logic [127:0] g_data;
+  logic [15:0]  g_keep;
+  logic         g_last;
+  slot_t        g_slot;
+  logic [11:0]  g_k;
+  logic         dq_wready;
+
+  assign g0_job     = jt_q[g_ptr_q];
+  assign g0_valid   = in_valid_i && (g0_mid_q || g_lag_q != '0);
+  assign in_ready_o = g0_ready && (g0_mid_q || g_lag_q != '0);
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      g_lag_q <= '0;
+    end else begin
+      g_lag_q <= g_lag_q + (SlotW+1)'(job_fire) - (SlotW+1)'(g0_valid && g0_ready && !g0_mid_q);
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      g0_mid_q <= 1'b0;
+      g0_k_q   <= '0;
+      g_ptr_q  <= '0;
+    end else if (g0_valid && g0_ready) begin
+      if (in_last_i) begin
+        g0_mid_q <= 1'b0;
+        g0_k_q   <= '0;
+        g_ptr_q  <= g_ptr_q + 1'b1;
+      end else begin
+        g0_mid_q <= 1'b1;
+        g0_k_q   <= (g0_k_q == 12'hFFF) ? g0_k_q : g0_k_q + 12'd1;
+      end
+    end
+  end
+
+  assign g_job = jt_q[g_cur];
+
+  // Input frame coordinates: AAD from ip_off, ciphertext [P, E).
+  rocesec_ghash_feed #(
+    .SlotW (SlotW)
+  ) u_ghash_feed (
+    .clk_i         (clk_i),
+    .rst_ni        (rst_ni),
+    .in_valid_i    (g0_valid),
+    .in_ready_o    (g0_ready),
+    .in_data_i     (in_data_i),
+    .in_keep_i     (in_keep_i),
+    .in_last_i     (in_last_i),
+    .in_slot_i     (g_ptr_q),
+    .in_k_i        (g0_k_q),
+    .in_active_i   (g0_job.protect),
+    .in_ip_off_i   (g0_job.ip_off),
+    .cur_slot_o    (g_cur),
+    .cur_mode_i    (g_job.mode),
+    .cur_ipv6_i    (g_job.ipv6),
+    .cur_ip_off_i  (g_job.ip_off),
+    .cur_udp_off_i (g_job.udp_off),
+    .cur_bth_off_i (g_job.bth_off),
+    .cur_cstart_i  ({9'h0, g_job.poff}),
+    .cur_cend_i    ({1'b0, g_job.eoff}),
+    .cur_h_i       (g_job.h),
+    .out_valid_o   (g_valid),
+    .out_ready_i   (dq_wready),
+    .out_data_o    (g_data),
+    .out_keep_o    (g_keep),
+    .out_last_o    (g_last),
+    .out_slot_o    (g_slot),
+    .out_k_o       (g_k),
+    .hash_valid_o  (hash_we),
+    .hash_slot_o   (hash_slot),
+    .hash_o        (hash_data)
+  );
+
+  // ICV capture (bytes [E, E + 16) of the input) and frame length, as beats leave G.
+  logic [16:0] go_len_q;        // bytes of the current frame before this beat
+
+  assign go_job = jt_q[g_slot];
+
+  always_comb begin
+    logic [16:0] o;
+    logic [16:0] e;
+    e         = {1'b0, go_job.eoff};
+    icv_slot  = g_slot;
+    icv_we    = g_valid;
+    icv_wdata = jt_icv_q[g_slot];
+    for (int i = 0; i < 16; i++) begin
+      o = {1'b0, g_k, 4'h0} + 17'(i);
+      if (o >= e && o < e + 17'd16 && g_keep[i]) icv_wdata[127 - 8*(o - e) -: 8] = g_data[8*i +: 8];
+    end
+    gend_we  = g_valid && g_last;
+    gend_len = ((g_k == 12'd0) ? 17'd0 : go_len_q) + 17'(popcount16(g_keep));
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      go_len_q <= '0;
+    end else if (g_valid) begin
+      go_len_q <= g_last ? 17'd0 : ((g_k == 12'd0) ? 17'd0 : go_len_q) + 17'(popcount16(g_keep));
+    end
+  end
+
+  //////////////////////////
+  // Authentication walk  //
+  //////////////////////////
+
+  /* verilator lint_off UNUSEDSIGNAL */
+  rocesec_pkg::job_t a_job;
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  assign a_job = jt_q[auth_ptr_q];
+
+  always_comb begin
+    logic [16:0] e;
+    logic [127:0] tag;
+    e            = {1'b0, a_job.eoff};
+    tag          = jt_hash_q[auth_ptr_q] ^ jt_ekj0_q[auth_ptr_q];
+    auth_valid_o = 1'b0;
+    auth_ok_o    = 1'b0;
+    if (auth_lag_q != '0) begin
+      if (!a_job.protect) begin
+        auth_valid_o = 1'b1;
+        auth_ok_o    = 1'b1;
+      end else if (jt_gend_q[auth_ptr_q] && jt_ekj0_v_q[auth_ptr_q]) begin
+        if (jt_flen_q[auth_ptr_q] >= e + 17'd16) begin
+          auth_valid_o = jt_hash_v_q[auth_ptr_q];
+          auth_ok_o    = (tag == jt_icv_q[auth_ptr_q]);
+        end else if (jt_flen_q[auth_ptr_q] >= e) begin
+          auth_valid_o = jt_hash_v_q[auth_ptr_q];  // wait for the hash: it will come
+        end else begin
+          auth_valid_o = 1'b1;                      // truncated: no hash
+        end
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      auth_ptr_q <= '0;
+      auth_lag_q <= '0;
+    end else begin
+      auth_lag_q <= auth_lag_q + (SlotW+1)'(job_fire) - (SlotW+1)'(auth_valid_o && auth_ready_i);
+      if (auth_valid_o && auth_ready_i) auth_ptr_q <= auth_ptr_q + 1'b1;
+    end
+  end
+
+  /////////////////
+  // Delay FIFO  //
+  /////////////////
+
+  localparam int unsigned DqW = 128 + 16 + 1 + SlotW + 12;
+  logic           dq_rvalid, dq_rready;
+  logic [DqW-1:0] dq_rdata;
+  logic [127:0]   d_data;
+  logic [15:0]    d_keep;
+  logic           d_last;
+  slot_t          d_slot;
+  logic [11:0]    unused_d_k;
+  logic [$clog2(DlyBeats):0] unused_dq_count;
+
+  common_fifo_sync #(
+    .Width (DqW),
+    .Depth (DlyBeats)
+  ) u_dly (
+    .clk_i    (clk_i),
+    .rst_ni   (rst_ni),
+    .wvalid_i (g_valid),
+    .wready_o (dq_wready),
+    .wdata_i  ({g_data, g_keep, g_last, g_slot, g_k}),
+    .rvalid_o (dq_rvalid),
+    .rready_i (dq_rready),
+    .rdata_o  (dq_rdata),
+    .count_o  (unused_dq_count)
+  );
+
+  assign {d_data, d_keep, d_last, d_slot, unused_d_k} = dq_rdata;
+
+  ///////////////
+  // S1 splice //
+  ///////////////
+
+  logic         s1_valid_q;
+  logic [127:0] s1_data_q;
+  logic [15:0]  s1_keep_q;
+  logic         s1_last_q;
+  slot_t        s1_slot_q;
+  logic [11:0]  s1_k_q;
+  logic         s1_ready;
+
+  logic         sp_active_q;        // a frame is being spliced
+  slot_t        sp_slot_q;
+  /* verilator lint_off UNUSEDSIGNAL */
+  rocesec_pkg::job_t sp_job;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [12:0]  sp_n_q;             // steps (input beats consumed, incl. zero steps)
+  logic         sp_in_done_q;
+  logic [15:0]  sp_in_len_q;
+  logic [127:0] sp_prev1_q, sp_prev2_q;
+  logic [127:0] sp_ks_prev_q;
+  logic [15:0]  sp_ks_used_q;
+  logic         sp_drain_q;
+  logic         sp_step;            // one step this cycle
+  logic         sp_take;            // consume an input beat this cycle
+  logic         sp_emit;            // produce an output beat this cycle
+  logic [127:0] sp_data;
+  logic [15:0]  sp_keep;
+  logic         sp_last;
+  logic         sp_ks_pop;
+  logic         sp_pass;            // unchanged frame
+  logic [11:0]  sp_m;
+  slot_t        sp_slot;
+
+  // The frame at the head of the delay FIFO starts when S1 is idle.
+  assign sp_slot = sp_active_q ? sp_slot_q : d_slot;
+  assign sp_job  = jt_q[sp_slot];
+  assign sp_pass = !sp_job.protect;
+
+  always_comb begin
+    logic [127:0] cur;
+    logic [383:0] win;       // {cur, prev1, prev2}: byte b = input offset 16 m + b
+    logic [16:0]  o;
+    logic [16:0]  hend, eend, crc_end;
+    logic [16:0]  pstart;
+    logic signed [17:0] olen;
+    logic signed [17:0] obase;
+    logic [11:0]  pbeat;
+    logic         need_ks;
+    logic [3:0]   c;
+    logic [255:0] ksw;       // {ks_cur, ks_prev}
+    logic [15:0]  nks;
+    logic signed [13:0] mk;
+    logic [7:0]   b;
+    logic [15:0]  len_now;
+    logic         have_in;
+    logic         done_now;
+
+    o         = '0;
+    b         = '0;
+    obase     = '0;
+    sp_step   = 1'b0;
+    sp_take   = 1'b0;
+    sp_emit   = 1'b0;
+    sp_data   = '0;
+    sp_keep   = '0;
+    sp_last   = 1'b0;
+    sp_ks_pop = 1'b0;
+    sp_m      = sp_n_q[11:0] - 12'd2;
+
+    have_in  = dq_rvalid && !sp_in_done_q;
+    cur      = sp_in_done_q ? 128'h0 : d_data;
+    win      = {cur, sp_prev1_q, sp_prev2_q};
+    hend     = {9'h0, sp_job.hoff};
+    eend     = {1'b0, sp_job.eoff} - 17'd8;
+    crc_end  = {1'b0, sp_job.eoff} - 17'd4;
+    pstart   = {9'h0, sp_job.poff} - 17'd8;
+    c        = pstart[3:0];
+    pbeat    = 12'(pstart >> 4);
+    mk       = $signed({2'b00, sp_m}) - $signed({2'b00, pbeat});
+    nks      = nks_of(sp_job);
+    need_ks  = (sp_n_q >= 13'd2) && (mk >= 0) && (16'(mk) < nks);
+    for (int j = 0; j < 16; j++) begin  // little-endian view: keystream byte order b0..b15
+      ksw[8*j +: 8]        = sp_ks_prev_q[127 - 8*j -: 8];
+      ksw[8*(j + 16) +: 8] = ks_head[127 - 8*j -: 8];
+    end
+    len_now = sp_in_len_q;
+    if (!sp_in_done_q) begin
+      for (int i = 0; i < 16; i++) len_now = len_now + {15'h0, d_keep[i]};
+    end
+    done_now = sp_in_done_q || (have_in && d_last);
+    olen     = $signed({2'b00, len_now}) - 18'sd24;
+
+    if (sp_drain_q) begin
+      sp_ks_pop = ks_valid;
+    end else if ((sp_active_q || dq_rvalid) && sp_pass) begin
+      // unchanged frame
+      sp_data = d_data;
+      sp_keep = d_keep;
+      sp_last = d_last;
+      sp_emit = s1_ready && dq_rvalid;
+      sp_take = sp_emit;
+      sp_step = sp_emit;
+    end else if (sp_active_q || dq_rvalid) begin
+      sp_step   = (sp_n_q < 13'd2) ? (have_in || sp_in_done_q)
+                                   : (s1_ready && (sp_in_done_q || dq_rvalid) && (!need_ks || ks_valid));
+      sp_take   = sp_step && !sp_in_done_q;
+      sp_emit   = sp_step && (sp_n_q >= 13'd2);
+      sp_ks_pop = sp_emit && need_ks;
+      for (int i = 0; i < 16; i++) begin
+        o = {1'b0, sp_m, 4'h0} + 17'(i);
+        if (o < hend) begin
+          b = (o < 17'(rocesec_pkg::OHdrBytes)) ? sp_job.ohdr[8*o[6:0] +: 8] : 8'h00;
+        end else if (o < eend) begin
+          b = win[8*(i + 8) +: 8];
+          if (sp_job.mode == rocesec_pkg::ModeAead && o >= pstart) begin
+            // keystream byte o - pstart: from ks_head for i >= c, from ks_prev for i < c
+            b = b ^ ksw[8*(32'(i) + 16 - 32'(c)) +: 8];
+          end
+        end else if (o < crc_end) begin
+          b = 8'h00;
+        end else begin
+          b = win[8*(i + 24) +: 8];
+        end
+        sp_data[8*i +: 8] = b;
+      end
+      obase = $signed({2'b00, sp_m, 4'h0});
+      if (done_now && obase + 18'sd16 >= olen) begin
+        sp_last = 1'b1;
+        for (int i = 0; i < 16; i++) sp_keep[i] = (obase + $signed(18'(i)) < olen);
+        if (sp_keep == 16'h0) sp_keep = 16'h0001;
+      end else begin
+        sp_keep = 16'hFFFF;
+      end
+    end
+  end
+
+  assign dq_rready = sp_take;
+  assign ks_pop    = sp_ks_pop;
+
+  logic sp_drain_need;
+  assign sp_drain_need = !sp_pass && (sp_ks_used_q + 16'(sp_ks_pop) < nks_of(sp_job));
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      sp_active_q  <= 1'b0;
+      sp_slot_q    <= '0;
+      sp_n_q       <= '0;
+      sp_in_done_q <= 1'b0;
+      sp_in_len_q  <= '0;
+      sp_prev1_q   <= '0;
+      sp_prev2_q   <= '0;
+      sp_ks_prev_q <= '0;
+      sp_ks_used_q <= '0;
+      sp_drain_q   <= 1'b0;
+    end else begin
+      if (sp_drain_q) begin
+        if (ks_valid) begin
+          sp_ks_used_q <= sp_ks_used_q + 16'd1;
+          if (sp_ks_used_q + 16'd1 >= nks_of(sp_job)) begin
+            sp_drain_q  <= 1'b0;
+            sp_active_q <= 1'b0;
+          end
+        end
+      end else if (sp_step) begin
+        if (!sp_active_q) begin
+          sp_active_q  <= 1'b1;
+          sp_slot_q    <= d_slot;
+        end
+        sp_n_q     <= sp_n_q + 13'd1;
+        sp_prev2_q <= sp_prev1_q;
+        sp_prev1_q <= sp_in_done_q ? 128'h0 : d_data;
+        if (sp_ks_pop) begin
+          sp_ks_prev_q <= ks_head;
+          sp_ks_used_q <= sp_ks_used_q + 16'd1;
+        end
+        if (sp_take) begin
+          sp_in_len_q <= sp_in_len_q + 16'(popcount16(d_keep));
+          if (d_last) sp_in_done_q <= 1'b1;
+        end
+        if (sp_emit && sp_last) begin
+          sp_n_q       <= '0;
+          sp_in_done_q <= 1'b0;
+          sp_in_len_q  <= '0;
+          sp_prev1_q   <= '0;
+          sp_prev2_q   <= '0;
+          if (sp_drain_need) begin
+            // A frame shorter than its IP length leaves keystream blocks of its job behind.
+            sp_drain_q <= 1'b1;
+            if (sp_ks_pop) sp_ks_used_q <= sp_ks_used_q + 16'd1;
+            else           sp_ks_used_q <= sp_ks_used_q;
+          end else begin
+            sp_active_q  <= 1'b0;
+            sp_ks_used_q <= '0;
+          end
+        end
+      end
+      if (!sp_active_q && !sp_drain_q) sp_ks_used_q <= '0;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      s1_valid_q <= 1'b0;
+    end else if (s1_ready) begin
+      s1_valid_q <= sp_emit;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (s1_ready && sp_emit) begin
+      s1_data_q <= sp_data;
+      s1_keep_q <= sp_keep;
+      s1_last_q <= sp_last;
+      s1_slot_q <= sp_slot;
+      s1_k_q    <= sp_pass ? sp_n_q[11:0] : sp_m;
+    end
+  end
+
+  ////////////
+  // S4 ICRC //
+  ////////////
+
+  logic         s4_valid;
+  logic [127:0] s4_out;
+  logic [15:0]  s4_keep;
+  logic         s4_last;
+  slot_t        s4_slot;
+  slot_t        s4_cur;
+  logic         s5_ready;
+  /* verilator lint_off UNUSEDSIGNAL */
+  rocesec_pkg::job_t s4_job;
+  rocesec_pkg::job_t s1q_job;
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  assign s4_job  = jt_q[s4_cur];
+  assign s1q_job = jt_q[s1_slot_q];
+
+  rocesec_icrc_patch #(
+    .SlotW (SlotW)
+  ) u_icrc_patch (
+    .clk_i          (clk_i),
+    .rst_ni         (rst_ni),
+    .in_valid_i     (s1_valid_q),
+    .in_ready_o     (s1_ready),
+    .in_data_i      (s1_data_q),
+    .in_keep_i      (s1_keep_q),
+    .in_last_i      (s1_last_q),
+    .in_slot_i      (s1_slot_q),
+    .in_k_i         (s1_k_q),
+    .in_ipv6_i      (s1q_job.ipv6),
+    .in_ip_off_i    (s1q_job.ip_off),
+    .in_udp_off_i   (s1q_job.udp_off),
+    .in_bth_off_i   (s1q_job.bth_off),
+    .in_icrc_off_i  (s1q_job.eoff - 16'd8),
+    .cur_slot_o     (s4_cur),
+    .cur_patch_i    (s4_job.protect),
+    .cur_icrc_off_i (s4_job.eoff - 16'd8),
+    .cur_done_i     (jt_done_v_q[s4_cur]),
+    .out_valid_o    (s4_valid),
+    .out_ready_i    (s5_ready),
+    .out_data_o     (s4_out),
+    .out_keep_o     (s4_keep),
+    .out_last_o     (s4_last),
+    .out_slot_o     (s4_slot)
+  );
+
+  assign free_we   = s4_valid && s5_ready && s4_last;
+  assign free_slot = s4_slot;
+
+  //////////////////////////////
+  // S5 output frame FIFO      //
+  //////////////////////////////
+
+  localparam int unsigned FW = 128 + 16 + 1 + 8;
+
+  logic [FW-1:0] fo_mem [FrameBeats];
+  logic [FAW:0]  fo_wr_q, fo_cm_q, fo_rd_q;
+  logic          fo_mid_q;     // inside a frame (its mode sampled)
+  logic          fo_saf_q;     // store-and-forward for the frame being written
+  logic          fo_ovf_q;     // the frame did not fit: discard it
+  logic          fo_full;
+  logic          fo_saf;       // mode of the beat being written
+  logic          fo_we;
+  logic          fo_bad;       // last beat: rejected frame in store-and-forward
+  logic [7:0]    fo_tuser;
+  logic          out_ready;
+  logic          ovf_now;
+
+  assign fo_full   = (fo_wr_q - fo_rd_q) == (FAW+1)'(FrameBeats);
+  assign fo_saf    = fo_mid_q ? fo_saf_q : saf_i;
+  assign fo_tuser  = s4_last ? {2'b00, jt_fwd_q[s4_slot], jt_reason_q[s4_slot]} : 8'h00;
+  assign fo_bad    = fo_saf && s4_last && (jt_reason_q[s4_slot] != rocesec_pkg::ReasonOk);
+  // Store-and-forward: a frame filling the whole FIFO can never be committed.
+  assign ovf_now   = fo_saf && fo_full && (fo_cm_q == fo_rd_q);
+  assign s5_ready  = !fo_full || fo_ovf_q || ovf_now;
+  assign fo_we     = s4_valid && s5_ready && !fo_ovf_q && !ovf_now && !fo_bad;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      fo_wr_q         <= '0;
+      fo_cm_q         <= '0;
+      fo_mid_q        <= 1'b0;
+      fo_saf_q        <= 1'b0;
+      fo_ovf_q        <= 1'b0;
+      drop_o          <= 1'b0;
+      drop_oversize_o <= 1'b0;
+    end else begin
+      drop_o          <= 1'b0;
+      drop_oversize_o <= 1'b0;
+      if (s4_valid && s5_ready) begin
+        fo_mid_q <= !s4_last;
+        if (!fo_mid_q) fo_saf_q <= saf_i;
+        if (ovf_now) fo_ovf_q <= 1'b1;
+        if (fo_we) fo_wr_q <= fo_wr_q + 1'b1;
+        if (!fo_saf) begin
+          fo_cm_q <= fo_wr_q + 1'b1;               // cut-through: every beat is committed
+        end else if (s4_last) begin
+          if (fo_bad || fo_ovf_q || ovf_now) begin
+            fo_wr_q <= fo_cm_q;                    // rewind: the frame never leaves
+            drop_o  <= 1'b1;
+            drop_oversize_o <= fo_ovf_q || ovf_now;
+          end else begin
+            fo_cm_q <= fo_wr_q + 1'b1;             // commit
+          end
+          fo_ovf_q <= 1'b0;
+        end
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (fo_we) fo_mem[fo_wr_q[FAW-1:0]] <= {s4_out, s4_keep, s4_last, fo_tuser};
+  end
+
+  // Read side: registered read into the output register.
+  assign out_ready = !m_axis_tvalid_o || m_axis_tready_i;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      fo_rd_q         <= '0;
+      m_axis_tvalid_o <= 1'b0;
+    end else if (out_ready) begin
+      m_axis_tvalid_o <= (fo_rd_q != fo_cm_q);
+      if (fo_rd_q != fo_cm_q) fo_rd_q <= fo_rd_q + 1'b1;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (out_ready && fo_rd_q != fo_cm_q) begin
+      {m_axis_tdata_o, m_axis_tkeep_o, m_axis_tlast_o, m_axis_tuser_o} <= fo_mem[fo_rd_q[FAW-1:0]];
+    end
+  end
+
+  logic unused_sig;
+  assign unused_sig = ^{unused_dq_count, unused_d_k};
+
+endmodule

@@ -1,0 +1,608 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// rocesec_verify_key: stage `key` of the verify (RX) top — model/src/stage/key.rs select_rx and
+// ReplayWindow, the RX half of model/src/engine.rs Verifier::verify, with the shared tables
+// (rocesec_key_tables) and derived-key cache + KDF (rocesec_key_cache).
+//
+// Data format
+// -----------
+// Per packet, in order: the parse header descriptor (roce_parse hdr_valid_o: roce_desc_t and
+// the header window) is classified exactly as Verifier::verify does: NotRoce → forward; CNP →
+// forward if plain, policy if protected; plain packet → bypass QP forwards, else policy; then
+// select_rx: policy (bypass QP or SecHdr mode ≠ QP mode), epoch (current, or epoch+1 when
+// installed; else stale-epoch within 127 behind, else unknown-key), key scope (RETH/AtomicETH →
+// node key (dest GID, rkey, SecHdr level, VA >> (12 + level)) with [VA, VA+len) inside the node,
+// level 0x3F malformed; WRITE Middle/Last → the key of the QP's authenticated WRITE First; else
+// the per-QP key, level must be 0x3F), replay window (64 PNs, RFC 4303 §3.4.3). The key is
+// fetched from the derived-key cache (K_pd from the PD key slot of (pd, SecHdr epoch)), and a
+// job_t is issued with the restored header (IPv4 total length / IPv6 payload length and UDP
+// length - 24, IPv4 header checksum recomputed (RFC 791 / etherparse), BTH TVer = 0). Then the
+// final parse descriptor and the frame's authentication result (rocesec_verify_emit) decide the
+// verdict (parse errors first, then the key stage's, then auth-fail) and, for an authenticated
+// frame only, commit the RX QP state: replay window update, epoch promotion (make before break)
+// and WRITE continuation key — as the model commits only after the ICV verified. The next
+// header is decided after that commit, so every decision sees the state of all earlier frames.
+//
+// Tables: policy entries and PD key slots (rocesec_key_tables, register map docs/rtl/tops.md),
+// RX QP state (NumQps entries keyed by (dest GID, dest QPN), allocated on the first
+// authenticated packet; a fresh QP takes epoch / next_epoch from its policy). Hardware limits
+// (verdict unknown-key): QP state table full, no PD slot for (pd, epoch). AES-128 only; no rkey
+// allow-list.
+//
+// Counters (register read port, 32 bit): 0 frames, 1 processed, 2 bypass, 3 CNP, 4 not RoCE,
+// 5 dropped by store-and-forward, 6 epoch promotions, 7 dropped as oversize, 8 + r rejected
+// with reason r.
+
+`resetall
+`default_nettype none
+
+module rocesec_verify_key
+#(
+  parameter int unsigned WinBytes    = 144,  // roce_parse header window
+  parameter int unsigned NumPolicies = 8,
+  parameter int unsigned NumPdSlots  = 4,
+  parameter int unsigned NumQps      = 16,
+  parameter int unsigned NumCache    = 8
+) (
+  input  wire logic                  clk_i,
+  input  wire logic                  rst_ni,
+
+  // Header descriptors (in frame order)
+  input  wire logic                  hdr_valid_i,
+  output logic                       hdr_ready_o,
+  input  wire roce_parse_pkg::roce_desc_t hdr_desc_i,
+  input  wire logic [8*WinBytes-1:0] hdr_win_i,
+
+  // Final descriptors (same order)
+  input  wire logic                  fin_valid_i,
+  output logic                       fin_ready_o,
+  input  wire logic [1:0]            fin_kind_i,
+  input  wire logic                  fin_icrc_ok_i,
+
+  // Jobs to emit
+  output logic                       job_valid_o,
+  input  wire logic                  job_ready_i,
+  output rocesec_pkg::job_t          job_o,
+
+  // Authentication results from emit (job order)
+  input  wire logic                  auth_valid_i,
+  output logic                       auth_ready_o,
+  input  wire logic                  auth_ok_i,
+
+  // Final verdict of the oldest unfinished job
+  output logic                       done_valid_o,
+  output logic      [3:0]            done_reason_o,
+  output logic      [1:0]            done_fwd_o,
+
+  // Store-and-forward drops (from emit) and the mode (for the counters)
+  input  wire logic                  drop_i,
+  input  wire logic                  drop_oversize_i,
+
+  // Register port
+  input  wire logic                  reg_we_i,
+  input  wire logic [15:0]           reg_addr_i,
+  input  wire logic [31:0]           reg_wdata_i,
+  input  wire logic [15:0]           reg_raddr_i,
+  output logic      [31:0]           reg_rdata_o,
+
+  // Status
+  output logic                       kdf_busy_o
+);
+
+  ////////////////////
+  // RX QP state    //
+  ////////////////////
+
+  typedef struct packed {
+    logic         valid;
+    logic [127:0] gid;
+    logic [23:0]  qpn;
+    logic [7:0]   epoch;
+    logic         next;
+    logic [47:0]  top;       // highest accepted PN (0: none)
+    logic [63:0]  bits;      // bit i: PN top - i accepted
+    logic         cont_valid;
+    logic [31:0]  cont_rkey;
+    logic [5:0]   cont_level;
+    logic [63:0]  cont_index;
+  } rxqp_t;
+
+  localparam int unsigned QpW = 1 + 128 + 24 + 8 + 1 + 48 + 64 + 1 + 32 + 6 + 64;
+  localparam int unsigned QW  = $clog2(NumQps);
+
+  logic [QpW-1:0]    qps_flat [NumQps];
+  logic [NumQps-1:0] qp_match;
+  logic [NumQps-1:0] qp_free_v;
+
+  /////////////////////////
+  // Packet under work   //
+  /////////////////////////
+
+  typedef enum logic [2:0] {
+    StIdle, StDecide, StKey, StJob, StFinal
+  } state_e;
+
+  state_e                state_q;
+  /* verilator lint_off UNUSEDSIGNAL */
+  roce_parse_pkg::roce_desc_t d_q;      // read field by field
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [8*WinBytes-1:0] w_q;
+  logic                  fin_take;
+
+  /////////////////////
+  // Tables (shared) //
+  /////////////////////
+
+  logic [1:0]   pol_mode;
+  logic [7:0]   pol_epoch;
+  logic         pol_next;
+  logic [31:0]  pol_pd;
+  logic [23:0]  pol_gen;
+  logic         pd_hit;
+  logic [127:0] pd_key;
+  logic         pd_write;
+
+  rocesec_key_tables #(
+    .NumPolicies (NumPolicies),
+    .NumPdSlots  (NumPdSlots)
+  ) u_tables (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .reg_we_i    (reg_we_i),
+    .reg_addr_i  (reg_addr_i),
+    .reg_wdata_i (reg_wdata_i),
+    .pd_write_o  (pd_write),
+    .pol_gid_i   (d_q.dest_gid),
+    .pol_qpn_i   (d_q.dest_qp),
+    .pol_mode_o  (pol_mode),
+    .pol_epoch_o (pol_epoch),
+    .pol_next_o  (pol_next),
+    .pol_pd_o    (pol_pd),
+    .pol_gen_o   (pol_gen),
+    .pd_pd_i     (pol_pd),
+    .pd_epoch_i  (d_q.sec_epoch),
+    .pd_hit_o    (pd_hit),
+    .pd_key_o    (pd_key)
+  );
+
+  //////////////
+  // Counters //
+  //////////////
+
+  logic [31:0] cnt_q [24];
+
+  always_comb begin
+    reg_rdata_o = 32'h0;
+    for (int c = 0; c < 24; c++) begin
+      if (reg_raddr_i == rocesec_pkg::RegCountBase + 16'(4 * c)) reg_rdata_o = cnt_q[c];
+    end
+  end
+
+  //////////////////
+  // Byte helpers //
+  //////////////////
+
+  localparam int unsigned ViewB = 64;
+
+  function automatic logic [8*ViewB-1:0] view(logic [8*WinBytes-1:0] w, logic [7:0] off);
+    view = (8*ViewB)'(w >> {off, 3'b000});
+  endfunction
+
+  function automatic logic [15:0] be16(logic [8*ViewB-1:0] v, int unsigned i);
+    be16 = {v[8*i +: 8], v[8*(i+1) +: 8]};
+  endfunction
+
+  // The next header is taken in the cycle the current frame's verdict completes.
+  assign fin_take    = (state_q == StFinal) && fin_valid_i && auth_valid_i;
+  assign hdr_ready_o = (state_q == StIdle) || fin_take;
+  assign fin_ready_o = fin_take;
+  assign auth_ready_o = fin_take;
+
+  // Decision (registered in StDecide)
+  logic         dec_process, process_q;
+  logic [3:0]   dec_reason, dec_reason_q;
+  logic [1:0]   dec_fwd, dec_fwd_q;
+  logic [23:0]  dec_salt, salt_q;
+  logic [127:0] dec_pdkey, pdkey_q;
+  rocesec_pkg::key_tag_t dec_tag, tag_q;
+  logic         dec_qp_found, qp_found_q;
+  logic [QW-1:0] dec_qp_idx, qp_idx_q;
+  logic         dec_write_first, write_first_q;
+  logic         dec_promote, promote_q;
+  /* verilator lint_off UNUSEDSIGNAL */
+  rxqp_t        sel_st, st_q;     // read field by field
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic         sel_qp_found, sel_qp_free_found;
+  logic [QW-1:0] sel_qp_idx;
+
+  always_comb begin
+    logic [QW-1:0] free_idx;
+    free_idx          = '0;
+    sel_qp_free_found = 1'b0;
+    for (int q = NumQps - 1; q >= 0; q--) begin
+      if (qp_free_v[q]) begin
+        free_idx          = q[QW-1:0];
+        sel_qp_free_found = 1'b1;
+      end
+    end
+    sel_qp_found = 1'b0;
+    sel_qp_idx   = free_idx;
+    sel_st       = '0;
+    for (int q = 0; q < NumQps; q++) begin
+      if (!sel_qp_found && qp_match[q]) begin
+        sel_qp_found = 1'b1;
+        sel_qp_idx   = q[QW-1:0];
+        sel_st       = qps_flat[q];
+      end
+    end
+    if (!sel_qp_found) begin
+      // RxQp::new(policy)
+      sel_st       = '0;
+      sel_st.valid = 1'b1;
+      sel_st.gid   = d_q.dest_gid;
+      sel_st.qpn   = d_q.dest_qp;
+      sel_st.epoch = pol_epoch;
+      sel_st.next  = pol_next;
+    end
+  end
+
+  /* verilator lint_off UNUSEDSIGNAL */
+  always_comb begin
+    logic        target;
+    logic [63:0] va;
+    logic [31:0] tlen;
+    logic [64:0] sum;
+    logic [63:0] last;
+    logic [6:0]  sh;
+    logic        in_node;
+    logic [63:0] index;
+    logic        wcont;
+    logic [4:0]  low;
+    logic [7:0]  ediff;
+    logic        ep_ok, ep_stale;
+    logic [47:0] pn;
+    logic [47:0] age;
+    logic        replay_ok;
+    logic        level_qp;
+
+    dec_process     = 1'b0;
+    dec_reason      = rocesec_pkg::ReasonOk;
+    dec_fwd         = rocesec_pkg::FwdProcessed;
+    dec_tag         = '0;
+    dec_write_first = 1'b0;
+    dec_qp_found    = sel_qp_found;
+    dec_qp_idx      = sel_qp_idx;
+    dec_pdkey       = pd_key;
+    dec_salt        = (d_q.service == roce_parse_pkg::SvcUd) ? d_q.src_qp : pol_gen;
+
+    // epoch (select_rx)
+    ediff    = sel_st.epoch - d_q.sec_epoch;
+    ep_ok    = (d_q.sec_epoch == sel_st.epoch) ||
+               (sel_st.next && d_q.sec_epoch == sel_st.epoch + 8'd1);
+    ep_stale = (ediff >= 8'd1) && (ediff < 8'd128);
+    dec_promote = (d_q.sec_epoch != sel_st.epoch);
+
+    // key scope: [va, va + max(len, 1)) inside node (level, va >> (12 + level))
+    target   = d_q.has_reth || d_q.has_atomic;
+    level_qp = (d_q.sec_level == rocesec_pkg::LevelQp);
+    va       = d_q.va;
+    tlen     = d_q.has_reth ? d_q.dma_len : 32'd8;
+    sum      = {1'b0, va} + {33'h0, (tlen == 32'd0) ? 32'd0 : tlen - 32'd1};
+    last     = sum[63:0];
+    sh       = 7'd12 + {1'b0, d_q.sec_level};
+    in_node  = !sum[64] && (d_q.sec_level <= 6'd52) &&
+               ((sh >= 7'd64) || ((va >> sh) == (last >> sh)));
+    index    = (sh >= 7'd64) ? 64'h0 : (va >> sh);
+
+    low   = d_q.opcode[4:0];
+    wcont = (d_q.service == roce_parse_pkg::SvcRc || d_q.service == roce_parse_pkg::SvcUc ||
+             d_q.service == roce_parse_pkg::SvcXrc) && (low >= 5'h07 && low <= 5'h09);
+    dec_write_first = (d_q.service == roce_parse_pkg::SvcRc || d_q.service == roce_parse_pkg::SvcUc ||
+                       d_q.service == roce_parse_pkg::SvcXrc) && (low == 5'h06);
+
+    dec_tag.pd    = pol_pd;
+    dec_tag.epoch = d_q.sec_epoch;
+    dec_tag.gid   = d_q.dest_gid;
+    if (target) begin
+      dec_tag.typ   = rocesec_pkg::KtNode;
+      dec_tag.a     = d_q.rkey;
+      dec_tag.b     = {18'h0, d_q.sec_level};
+      dec_tag.index = index;
+    end else if (wcont) begin
+      dec_tag.typ   = rocesec_pkg::KtNode;
+      dec_tag.a     = sel_st.cont_rkey;
+      dec_tag.b     = {18'h0, sel_st.cont_level};
+      dec_tag.index = sel_st.cont_index;
+    end else begin
+      dec_tag.typ   = rocesec_pkg::KtQp;
+      dec_tag.a     = {8'h0, d_q.dest_qp};
+      dec_tag.b     = dec_salt;
+    end
+
+    // replay window (ReplayWindow::check)
+    pn        = d_q.sec_pn;
+    age       = sel_st.top - pn;
+    replay_ok = (pn != 48'd0) &&
+                ((pn > sel_st.top) || (age < 48'd64 && !sel_st.bits[age[5:0]]));
+
+    // classification, in the order of Verifier::verify and select_rx
+    if (d_q.kind == roce_parse_pkg::KindNotRoce) begin
+      dec_fwd = rocesec_pkg::FwdNotRoce;
+    end else if (d_q.kind != roce_parse_pkg::KindRoce) begin
+      dec_reason = rocesec_pkg::ReasonMalformed;
+    end else if (d_q.service == roce_parse_pkg::SvcCnp) begin
+      if (d_q.sec_valid) dec_reason = rocesec_pkg::ReasonPolicy;
+      else               dec_fwd    = rocesec_pkg::FwdCnp;
+    end else if (!d_q.sec_valid) begin
+      if (pol_mode == rocesec_pkg::ModeBypass) dec_fwd    = rocesec_pkg::FwdBypass;
+      else                                     dec_reason = rocesec_pkg::ReasonPolicy;
+    end else if (pol_mode == rocesec_pkg::ModeBypass || d_q.sec_mode != pol_mode) begin
+      dec_reason = rocesec_pkg::ReasonPolicy;
+    end else if (!sel_qp_found && !sel_qp_free_found) begin
+      dec_reason = rocesec_pkg::ReasonUnknownKey;  // hardware limit: QP state table full
+    end else if (!ep_ok) begin
+      dec_reason = ep_stale ? rocesec_pkg::ReasonStaleEpoch : rocesec_pkg::ReasonUnknownKey;
+    end else if (target && level_qp) begin
+      dec_reason = rocesec_pkg::ReasonMalformed;
+    end else if (target && !in_node) begin
+      dec_reason = rocesec_pkg::ReasonOutOfRange;
+    end else if (!target && wcont && !sel_st.cont_valid) begin
+      dec_reason = rocesec_pkg::ReasonUnknownKey;
+    end else if (!target && !wcont && !level_qp) begin
+      dec_reason = rocesec_pkg::ReasonMalformed;
+    end else if (!replay_ok) begin
+      dec_reason = rocesec_pkg::ReasonReplay;
+    end else if (!pd_hit) begin
+      dec_reason = rocesec_pkg::ReasonUnknownKey;  // hardware limit: no PD key slot for (pd, epoch)
+    end else begin
+      dec_process = 1'b1;
+    end
+  end
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  ////////////////////////////
+  // Derived-key cache + KDF //
+  ////////////////////////////
+
+  logic         kc_rsp_valid;
+  logic [127:0] kc_key, kc_h;
+  logic [127:0] key_q, h_q;
+
+  rocesec_key_cache #(
+    .NumCache (NumCache)
+  ) u_cache (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .req_valid_i (state_q == StKey),
+    .req_tag_i   (tag_q),
+    .req_pdkey_i (pdkey_q),
+    .rsp_valid_o (kc_rsp_valid),
+    .rsp_key_o   (kc_key),
+    .rsp_h_o     (kc_h),
+    .flush_i     (pd_write),
+    .busy_o      (kdf_busy_o)
+  );
+
+  //////////
+  // Jobs //
+  //////////
+
+  logic [15:0] ipv4_csum;
+
+  // IPv4 header checksum of the restored header (RFC 791 / RFC 1071).
+  always_comb begin
+    logic [8*ViewB-1:0] v;
+    logic [31:0]        s;
+    logic [15:0]        wd;
+    logic [15:0]        tl;
+    v  = view(w_q, d_q.ip_off);
+    tl = be16(v, 2) - 16'(rocesec_pkg::Overhead);
+    s  = 32'h0;
+    for (int j = 0; j < 30; j++) begin
+      wd = be16(v, 2 * j);
+      if (j == 1) wd = tl;
+      if (j == 5) wd = 16'h0;
+      if (8'(2 * j) < d_q.ip_hdr_len) s = s + {16'h0, wd};
+    end
+    s = {16'h0, s[15:0]} + {16'h0, s[31:16]};
+    s = {16'h0, s[15:0]} + {16'h0, s[31:16]};
+    ipv4_csum = ~s[15:0];
+  end
+
+  rocesec_pkg::job_t job;
+
+  always_comb begin
+    logic [15:0]  ipl, udpl;
+    logic [8*ViewB-1:0] ipv;
+    logic [8*ViewB-1:0] udpv;
+    logic [7:0]   o;
+    ipv  = view(w_q, d_q.ip_off);
+    udpv = view(w_q, d_q.udp_off);
+    ipl  = (d_q.ipv6 ? be16(ipv, 4) : be16(ipv, 2)) - 16'(rocesec_pkg::Overhead);
+    udpl = be16(udpv, 4) - 16'(rocesec_pkg::Overhead);
+    job         = '0;
+    job.protect = process_q;
+    job.mode    = d_q.sec_mode;
+    job.key     = key_q;
+    job.h       = h_q;
+    job.iv      = {d_q.dest_qp, salt_q, d_q.sec_pn};
+    job.hoff    = d_q.bth_off + 8'd12;  // SecHdr (eth_off is past it)
+    job.poff    = d_q.payload_off;
+    job.eoff    = d_q.payload_end;
+    job.ipv6    = d_q.ipv6;
+    job.ip_off  = d_q.ip_off;
+    job.udp_off = d_q.udp_off;
+    job.bth_off = d_q.bth_off;
+    for (int i = 0; i < rocesec_pkg::OHdrBytes; i++) begin
+      o = 8'(i);
+      job.ohdr[8*i +: 8] = (i < WinBytes) ? w_q[8*i +: 8] : 8'h00;
+      if (d_q.ipv6) begin
+        if (o == d_q.ip_off + 8'd4) job.ohdr[8*i +: 8] = ipl[15:8];
+        if (o == d_q.ip_off + 8'd5) job.ohdr[8*i +: 8] = ipl[7:0];
+      end else begin
+        if (o == d_q.ip_off + 8'd2)  job.ohdr[8*i +: 8] = ipl[15:8];
+        if (o == d_q.ip_off + 8'd3)  job.ohdr[8*i +: 8] = ipl[7:0];
+        if (o == d_q.ip_off + 8'd10) job.ohdr[8*i +: 8] = ipv4_csum[15:8];
+        if (o == d_q.ip_off + 8'd11) job.ohdr[8*i +: 8] = ipv4_csum[7:0];
+      end
+      if (o == d_q.udp_off + 8'd4) job.ohdr[8*i +: 8] = udpl[15:8];
+      if (o == d_q.udp_off + 8'd5) job.ohdr[8*i +: 8] = udpl[7:0];
+      if (o == d_q.bth_off + 8'd1) job.ohdr[8*i +: 8] = {w_q[8*i+4 +: 4], 4'h0};
+    end
+  end
+
+  assign job_valid_o = (state_q == StJob);
+  assign job_o       = job;
+
+  /////////
+  // FSM //
+  /////////
+
+  logic [3:0] fin_reason;
+
+  always_comb begin
+    if (fin_kind_i == roce_parse_pkg::KindMalformed)                   fin_reason = rocesec_pkg::ReasonMalformed;
+    else if (fin_kind_i == roce_parse_pkg::KindRoce && !fin_icrc_ok_i) fin_reason = rocesec_pkg::ReasonBadIcrc;
+    else if (dec_reason_q != rocesec_pkg::ReasonOk)                    fin_reason = dec_reason_q;
+    else if (process_q && !auth_ok_i)                                  fin_reason = rocesec_pkg::ReasonAuthFail;
+    else                                                               fin_reason = rocesec_pkg::ReasonOk;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q       <= StIdle;
+      d_q           <= '0;
+      process_q     <= 1'b0;
+      dec_reason_q  <= '0;
+      dec_fwd_q     <= '0;
+      salt_q        <= '0;
+      pdkey_q       <= '0;
+      tag_q         <= '0;
+      qp_found_q    <= 1'b0;
+      qp_idx_q      <= '0;
+      write_first_q <= 1'b0;
+      promote_q     <= 1'b0;
+      st_q          <= '0;
+      key_q         <= '0;
+      h_q           <= '0;
+      done_valid_o  <= 1'b0;
+      done_reason_o <= '0;
+      done_fwd_o    <= '0;
+      for (int c = 0; c < 24; c++) cnt_q[c] <= '0;
+    end else begin
+      done_valid_o <= 1'b0;
+      if (drop_i)          cnt_q[5] <= cnt_q[5] + 32'd1;
+      if (drop_oversize_i) cnt_q[7] <= cnt_q[7] + 32'd1;
+      unique case (state_q)
+        StIdle: begin
+          if (hdr_valid_i) begin
+            d_q     <= hdr_desc_i;
+            state_q <= StDecide;
+          end
+        end
+        StDecide: begin
+          process_q     <= dec_process;
+          dec_reason_q  <= dec_reason;
+          dec_fwd_q     <= dec_fwd;
+          salt_q        <= dec_salt;
+          pdkey_q       <= dec_pdkey;
+          tag_q         <= dec_tag;
+          qp_found_q    <= dec_qp_found;
+          qp_idx_q      <= dec_qp_idx;
+          write_first_q <= dec_write_first;
+          promote_q     <= dec_promote;
+          st_q          <= sel_st;
+          state_q       <= dec_process ? StKey : StJob;
+        end
+        StKey: begin
+          if (kc_rsp_valid) begin
+            key_q   <= kc_key;
+            h_q     <= kc_h;
+            state_q <= StJob;
+          end
+        end
+        StJob: begin
+          if (job_ready_i) state_q <= StFinal;
+        end
+        StFinal: begin
+          if (fin_take) begin
+            done_valid_o  <= 1'b1;
+            done_reason_o <= fin_reason;
+            done_fwd_o    <= dec_fwd_q;
+            cnt_q[0]      <= cnt_q[0] + 32'd1;
+            if (fin_reason != rocesec_pkg::ReasonOk) begin
+              cnt_q[8 + fin_reason] <= cnt_q[8 + fin_reason] + 32'd1;
+            end else begin
+              cnt_q[1 + dec_fwd_q] <= cnt_q[1 + dec_fwd_q] + 32'd1;
+              if (process_q && promote_q) cnt_q[6] <= cnt_q[6] + 32'd1;
+            end
+            key_q   <= '0;
+            h_q     <= '0;
+            pdkey_q <= '0;
+            if (hdr_valid_i) begin
+              d_q     <= hdr_desc_i;
+              state_q <= StDecide;
+            end else begin
+              state_q <= StIdle;
+            end
+          end
+        end
+        default: state_q <= StIdle;
+      endcase
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (hdr_ready_o && hdr_valid_i) w_q <= hdr_win_i;
+  end
+
+  // RX QP state commit: an authenticated packet (model: Verifier::verify after crypto::open).
+  logic  qp_we;
+  rxqp_t qp_wdata;
+
+  always_comb begin
+    logic [47:0] pn;
+    logic [47:0] shift;
+    pn       = d_q.sec_pn;
+    qp_we    = fin_take && fin_reason == rocesec_pkg::ReasonOk && process_q;
+    qp_wdata = st_q;
+    // ReplayWindow::update
+    if (pn > st_q.top) begin
+      shift         = pn - st_q.top;
+      qp_wdata.bits = ((shift >= 48'd64) ? 64'h0 : (st_q.bits << shift[5:0])) | 64'h1;
+      qp_wdata.top  = pn;
+    end else begin
+      shift         = st_q.top - pn;
+      qp_wdata.bits = st_q.bits | (64'h1 << shift[5:0]);
+    end
+    // epoch promotion (make before break)
+    if (promote_q) begin
+      qp_wdata.epoch = d_q.sec_epoch;
+      qp_wdata.next  = 1'b0;
+    end
+    if (write_first_q) begin
+      qp_wdata.cont_valid = 1'b1;
+      qp_wdata.cont_rkey  = tag_q.a;
+      qp_wdata.cont_level = tag_q.b[5:0];
+      qp_wdata.cont_index = tag_q.index;
+    end
+  end
+
+  for (genvar q = 0; q < NumQps; q++) begin : gen_qp
+    rxqp_t e;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        e <= '0;
+      end else if (qp_we && qp_idx_q == q[QW-1:0]) begin
+        e <= qp_wdata;
+      end
+    end
+    assign qps_flat[q]  = e;
+    assign qp_match[q]  = e.valid && e.gid == d_q.dest_gid && e.qpn == d_q.dest_qp;
+    assign qp_free_v[q] = !e.valid;
+  end
+
+  logic unused_sig;
+  assign unused_sig = ^{qp_found_q, reg_addr_i[1:0]};
+
+endmodule
