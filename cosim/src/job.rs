@@ -306,6 +306,8 @@ pub struct Options {
     pub top: Top,
     /// Timing-layer constants ([`Params::RTL`]; tests perturb them).
     pub timing: Params,
+    /// The verilated verify top for the verify direction (`crate::job_verify`); `None` skips it.
+    pub verify_top: Option<Top>,
 }
 
 /// The synthesis report, embedded at build time (`scripts/synth.sh` regenerates it).
@@ -531,6 +533,9 @@ pub fn run(
     if let Some(p) = &o.plot {
         plot(p, &results)?;
         writeln!(out, "plot: {}", p.display()).map_err(io)?;
+    }
+    if let Some(vt) = o.verify_top {
+        mism += crate::job_verify::run(keys, o, vt, &units, out, err)?;
     }
     writeln!(out, "mismatches: {mism}").map_err(io)?;
     Ok(mism)

@@ -11,7 +11,7 @@ use rocesec_model::cli::default_corpus;
 use rocesec_model::keys::KeyFile;
 use rocesec_model::sechdr::Mode;
 
-fn options(top: Top, names: &[&str]) -> Options {
+fn options(top: Top, verify_top: Option<Top>, names: &[&str]) -> Options {
     let pcaps = default_corpus()
         .into_iter()
         .filter(|p| names.iter().any(|n| p.to_string_lossy().contains(n)))
@@ -27,6 +27,7 @@ fn options(top: Top, names: &[&str]) -> Options {
         plot: None,
         top,
         timing: rocesec_model::timing::Params::RTL,
+        verify_top,
     }
 }
 
@@ -34,6 +35,7 @@ fn options(top: Top, names: &[&str]) -> Options {
 fn rtl_agrees_with_the_model_on_real_captures() {
     let o = options(
         Top::RocesecProtect1,
+        Some(Top::RocesecVerify1),
         &[
             "verbs_rc_imm_mtu1024_v4",
             "verbs_ud_send_v6",
@@ -55,7 +57,11 @@ fn rtl_agrees_with_the_model_on_real_captures() {
 
 #[test]
 fn a_flipped_sbox_bit_in_the_rtl_is_caught_with_a_clear_report() {
-    let o = options(Top::RocesecProtect1Fault, &["verbs_rc_send_mtu1024_v4"]);
+    let o = options(
+        Top::RocesecProtect1Fault,
+        None,
+        &["verbs_rc_send_mtu1024_v4"],
+    );
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let n = job::run(&KeyFile::demo().unwrap(), &o, &mut out, &mut err).unwrap();
     let (text, report) = (
@@ -74,4 +80,25 @@ fn a_flipped_sbox_bit_in_the_rtl_is_caught_with_a_clear_report() {
         "{report}"
     );
     assert!(report.contains("repro pcap: "), "{report}");
+}
+
+#[test]
+fn a_flipped_sbox_bit_in_the_verify_top_is_caught() {
+    let o = options(
+        Top::RocesecProtect1,
+        Some(Top::RocesecVerify1Fault),
+        &["verbs_rc_send_mtu1024_v4"],
+    );
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let n = job::run(&KeyFile::demo().unwrap(), &o, &mut out, &mut err).unwrap();
+    let (text, report) = (
+        String::from_utf8(out).unwrap(),
+        String::from_utf8(err).unwrap(),
+    );
+    // protect agrees; each verify run (3 modes x genuine/tamper x 2 output modes) disagrees
+    assert_eq!(n, 12, "{text}\n{report}");
+    assert!(
+        report.contains("VERIFY MISMATCH in verbs_rc_send_mtu1024_v4"),
+        "{report}"
+    );
 }

@@ -198,6 +198,7 @@ fn cosim(
         plot,
         top: rocesec_cosim::rtl::Top::RocesecProtect1,
         timing: rocesec_model::timing::Params::RTL,
+        verify_top: Some(rocesec_cosim::rtl::Top::RocesecVerify1),
     };
     match job::run(keys, &o, out, err) {
         Ok(0) => Ok(cli::EXIT_OK),
