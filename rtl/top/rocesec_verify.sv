@@ -74,6 +74,8 @@ module rocesec_verify
 
   localparam int unsigned WinBytes = ((roce_parse_pkg::HdrBytes + 15) / 16) * 16;
   localparam int unsigned DescW    = roce_parse_pkg::DescBits;
+  localparam int unsigned VqDepth  = 8;   // frames decided, verdict pending
+  localparam int unsigned FinDepth = 16;  // final descriptors queued (>= VqDepth + 2)
 
 `ifdef VERILATOR
   if ($bits(roce_parse_pkg::roce_desc_t) != roce_parse_pkg::DescBits ||
@@ -145,10 +147,12 @@ module rocesec_verify
   logic [2:0]      hq_count;
   logic            fq_valid, fq_ready;
   logic [2:0]      fq_data;
-  logic [2:0]      fq_count;
+  logic [4:0]      fq_count;
   logic            unused_hq_wready, unused_fq_wready;
 
-  assign hq_room = (hq_count < 3'd2) && (fq_count < 3'd2);
+  // The fin queue also holds the descriptors of frames decided but waiting for their verdict
+  // (up to VqDepth in the key stage).
+  assign hq_room = (hq_count < 3'd2) && (fq_count < 5'(FinDepth - 2));
 
   common_fifo_sync #(
     .Width (HdrW),
@@ -167,7 +171,7 @@ module rocesec_verify
 
   common_fifo_sync #(
     .Width (3),
-    .Depth (4)
+    .Depth (FinDepth)
   ) u_fin_q (
     .clk_i    (clk_i),
     .rst_ni   (rst_ni),
@@ -211,7 +215,8 @@ module rocesec_verify
 
   rocesec_verify_key #(
     .WinBytes (WinBytes),
-    .NumQps   (NumQps)
+    .NumQps   (NumQps),
+    .VqDepth  (VqDepth)
   ) u_key (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),

@@ -16,16 +16,23 @@
 // the per-QP key, level must be 0x3F), replay window (64 PNs, RFC 4303 §3.4.3). The key is
 // fetched from the derived-key cache (K_pd from the PD key slot of (pd, SecHdr epoch)), and a
 // job_t is issued with the restored header (IPv4 total length / IPv6 payload length and UDP
-// length - 24, IPv4 header checksum recomputed (RFC 791 / etherparse), BTH TVer = 0). Then the
-// final parse descriptor and the frame's authentication result (rocesec_verify_emit) decide the
-// verdict (parse errors first, then the key stage's, then auth-fail) and, for an authenticated
-// frame only, commit the RX QP state: replay window update, epoch promotion (make before break)
-// and WRITE continuation key — as the model commits only after the ICV verified. The next
-// header is decided after that commit, so every decision sees the state of all earlier frames.
+// length - 24, IPv4 header checksum recomputed (RFC 791 / etherparse), BTH TVer = 0), and the
+// frame joins the verdict queue (VqDepth frames). At the queue head, the final parse descriptor
+// and the frame's authentication result (rocesec_verify_emit) decide the verdict (parse errors
+// first, then the key stage's, then auth-fail) and, for an authenticated frame only, commit the
+// RX QP state as a read-modify-write: replay window update, epoch promotion (make before break)
+// and WRITE continuation key — as the model commits only after the ICV verified.
+//
+// Decisions run ahead of verdicts: frame N+1 is decided against the committed state while
+// earlier frames wait for their tags, unless an earlier pending frame of the same QP could, by
+// committing, change N+1's decision: the same PN, a PN >= N+1's PN + 64 (it would push N+1
+// out of the window), an epoch promotion, or a WRITE First before a WRITE Middle/Last. Then
+// N+1 waits in StDecide until that frame's verdict. Every decision therefore equals the one
+// made after all earlier frames committed (the model's sequential semantics).
 //
 // Tables: policy entries and PD key slots (rocesec_key_tables, register map docs/rtl/tops.md),
-// RX QP state (NumQps entries keyed by (dest GID, dest QPN), allocated on the first
-// authenticated packet; a fresh QP takes epoch / next_epoch from its policy). Hardware limits
+// RX QP state (NumQps entries keyed by (dest GID, dest QPN), allocated when the first frame of
+// the QP is decided to be processed, with epoch / next_epoch from its policy: RxQp::new). Hardware limits
 // (verdict unknown-key): QP state table full, no PD slot for (pd, epoch). AES-128 only; no rkey
 // allow-list.
 //
@@ -42,7 +49,8 @@ module rocesec_verify_key
   parameter int unsigned NumPolicies = 8,
   parameter int unsigned NumPdSlots  = 4,
   parameter int unsigned NumQps      = 16,
-  parameter int unsigned NumCache    = 8
+  parameter int unsigned NumCache    = 8,
+  parameter int unsigned VqDepth     = 4    // frames decided, verdict pending (2^n)
 ) (
   input  wire logic                  clk_i,
   input  wire logic                  rst_ni,
@@ -119,7 +127,7 @@ module rocesec_verify_key
   /////////////////////////
 
   typedef enum logic [2:0] {
-    StIdle, StDecide, StKey, StJob, StFinal
+    StIdle, StDecide, StKey, StJob
   } state_e;
 
   state_e                state_q;
@@ -193,10 +201,35 @@ module rocesec_verify_key
   endfunction
 
   // The next header is taken in the cycle the current frame's verdict completes.
-  assign fin_take    = (state_q == StFinal) && fin_valid_i && auth_valid_i;
-  assign hdr_ready_o = (state_q == StIdle) || fin_take;
+  // Verdict queue: decided frames in order, waiting for their parse and authentication results.
+  localparam int unsigned VW = $clog2(VqDepth);
+  logic [VW:0]     vq_count_q;
+  logic [VW-1:0]   vq_head_q, vq_tail_q;
+  logic            vq_process_q [VqDepth];
+  logic [3:0]      vq_reason_q  [VqDepth];
+  logic [1:0]      vq_fwd_q     [VqDepth];
+  logic [QW-1:0]   vq_idx_q     [VqDepth];
+  logic [47:0]     vq_pn_q      [VqDepth];
+  logic [7:0]      vq_epoch_q   [VqDepth];
+  logic            vq_promote_q [VqDepth];
+  logic            vq_wfirst_q  [VqDepth];
+  logic [31:0]     vq_rkey_q    [VqDepth];
+  logic [5:0]      vq_level_q   [VqDepth];
+  logic [63:0]     vq_index_q   [VqDepth];
+  logic            vq_push, vq_room, conflict;
+  logic            v_process;
+  logic [3:0]      v_reason;
+  logic [1:0]      v_fwd;
+  logic [QW-1:0]   v_idx;
+
+  assign vq_room     = (vq_count_q != (VW+1)'(VqDepth));
+  assign fin_take    = (vq_count_q != '0) && fin_valid_i && auth_valid_i;
   assign fin_ready_o = fin_take;
   assign auth_ready_o = fin_take;
+  assign v_process   = vq_process_q[vq_head_q];
+  assign v_reason    = vq_reason_q[vq_head_q];
+  assign v_fwd       = vq_fwd_q[vq_head_q];
+  assign v_idx       = vq_idx_q[vq_head_q];
 
   // Decision (registered in StDecide)
   logic         dec_process, process_q;
@@ -264,6 +297,7 @@ module rocesec_verify_key
     logic [47:0] age;
     logic        replay_ok;
     logic        level_qp;
+    logic [VW-1:0] k;
 
     dec_process     = 1'b0;
     dec_reason      = rocesec_pkg::ReasonOk;
@@ -356,6 +390,22 @@ module rocesec_verify_key
       dec_reason = rocesec_pkg::ReasonUnknownKey;  // hardware limit: no PD key slot for (pd, epoch)
     end else begin
       dec_process = 1'b1;
+    end
+
+    // A frame may be decided while earlier frames of the same QP wait for their verdicts only
+    // if none of their possible commits changes this decision: same or much newer PN (replay
+    // window), an epoch promotion, or a WRITE First before a continuation.
+    conflict = 1'b0;
+    for (int e = 0; e < VqDepth; e++) begin
+      k = vq_head_q + VW'(e);
+      if ((VW+1)'(e) < vq_count_q) begin
+        if (vq_process_q[k] && sel_qp_found && vq_idx_q[k] == sel_qp_idx &&
+            d_q.sec_valid &&
+            (vq_pn_q[k] == pn || {1'b0, vq_pn_q[k]} >= {1'b0, pn} + 49'd64 ||
+             vq_promote_q[k] || (vq_wfirst_q[k] && wcont))) begin
+          conflict = 1'b1;
+        end
+      end
     end
   end
   /* verilator lint_on UNUSEDSIGNAL */
@@ -451,7 +501,7 @@ module rocesec_verify_key
     end
   end
 
-  assign job_valid_o = (state_q == StJob);
+  assign job_valid_o = (state_q == StJob) && vq_room;
   assign job_o       = job;
 
   /////////
@@ -463,11 +513,16 @@ module rocesec_verify_key
   always_comb begin
     if (fin_kind_i == roce_parse_pkg::KindMalformed)                   fin_reason = rocesec_pkg::ReasonMalformed;
     else if (fin_kind_i == roce_parse_pkg::KindRoce && !fin_icrc_ok_i) fin_reason = rocesec_pkg::ReasonBadIcrc;
-    else if (dec_reason_q != rocesec_pkg::ReasonOk)                    fin_reason = dec_reason_q;
-    else if (process_q && !auth_ok_i)                                  fin_reason = rocesec_pkg::ReasonAuthFail;
+    else if (v_reason != rocesec_pkg::ReasonOk)                        fin_reason = v_reason;
+    else if (v_process && !auth_ok_i)                                  fin_reason = rocesec_pkg::ReasonAuthFail;
     else                                                               fin_reason = rocesec_pkg::ReasonOk;
   end
 
+  // The next header is taken when the job of the current one is issued.
+  assign vq_push     = job_valid_o && job_ready_i;
+  assign hdr_ready_o = (state_q == StIdle) || vq_push;
+
+  // Decision FSM
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       state_q       <= StIdle;
@@ -485,14 +540,7 @@ module rocesec_verify_key
       st_q          <= '0;
       key_q         <= '0;
       h_q           <= '0;
-      done_valid_o  <= 1'b0;
-      done_reason_o <= '0;
-      done_fwd_o    <= '0;
-      for (int c = 0; c < 24; c++) cnt_q[c] <= '0;
     end else begin
-      done_valid_o <= 1'b0;
-      if (drop_i)          cnt_q[5] <= cnt_q[5] + 32'd1;
-      if (drop_oversize_i) cnt_q[7] <= cnt_q[7] + 32'd1;
       unique case (state_q)
         StIdle: begin
           if (hdr_valid_i) begin
@@ -501,18 +549,20 @@ module rocesec_verify_key
           end
         end
         StDecide: begin
-          process_q     <= dec_process;
-          dec_reason_q  <= dec_reason;
-          dec_fwd_q     <= dec_fwd;
-          salt_q        <= dec_salt;
-          pdkey_q       <= dec_pdkey;
-          tag_q         <= dec_tag;
-          qp_found_q    <= dec_qp_found;
-          qp_idx_q      <= dec_qp_idx;
-          write_first_q <= dec_write_first;
-          promote_q     <= dec_promote;
-          st_q          <= sel_st;
-          state_q       <= dec_process ? StKey : StJob;
+          if (!conflict) begin
+            process_q     <= dec_process;
+            dec_reason_q  <= dec_reason;
+            dec_fwd_q     <= dec_fwd;
+            salt_q        <= dec_salt;
+            pdkey_q       <= dec_pdkey;
+            tag_q         <= dec_tag;
+            qp_found_q    <= dec_qp_found;
+            qp_idx_q      <= dec_qp_idx;
+            write_first_q <= dec_write_first;
+            promote_q     <= dec_promote;
+            st_q          <= sel_st;
+            state_q       <= dec_process ? StKey : StJob;
+          end
         end
         StKey: begin
           if (kc_rsp_valid) begin
@@ -522,20 +572,7 @@ module rocesec_verify_key
           end
         end
         StJob: begin
-          if (job_ready_i) state_q <= StFinal;
-        end
-        StFinal: begin
-          if (fin_take) begin
-            done_valid_o  <= 1'b1;
-            done_reason_o <= fin_reason;
-            done_fwd_o    <= dec_fwd_q;
-            cnt_q[0]      <= cnt_q[0] + 32'd1;
-            if (fin_reason != rocesec_pkg::ReasonOk) begin
-              cnt_q[8 + fin_reason] <= cnt_q[8 + fin_reason] + 32'd1;
-            end else begin
-              cnt_q[1 + dec_fwd_q] <= cnt_q[1 + dec_fwd_q] + 32'd1;
-              if (process_q && promote_q) cnt_q[6] <= cnt_q[6] + 32'd1;
-            end
+          if (vq_push) begin
             key_q   <= '0;
             h_q     <= '0;
             pdkey_q <= '0;
@@ -552,39 +589,95 @@ module rocesec_verify_key
     end
   end
 
+  // Verdict queue and verdicts (in order)
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      vq_count_q    <= '0;
+      vq_head_q     <= '0;
+      vq_tail_q     <= '0;
+      done_valid_o  <= 1'b0;
+      done_reason_o <= '0;
+      done_fwd_o    <= '0;
+      for (int c = 0; c < 24; c++) cnt_q[c] <= '0;
+    end else begin
+      done_valid_o <= 1'b0;
+      vq_count_q   <= vq_count_q + (VW+1)'(vq_push) - (VW+1)'(fin_take);
+      if (vq_push) vq_tail_q <= vq_tail_q + 1'b1;
+      if (drop_i)          cnt_q[5] <= cnt_q[5] + 32'd1;
+      if (drop_oversize_i) cnt_q[7] <= cnt_q[7] + 32'd1;
+      if (fin_take) begin
+        vq_head_q     <= vq_head_q + 1'b1;
+        done_valid_o  <= 1'b1;
+        done_reason_o <= fin_reason;
+        done_fwd_o    <= v_fwd;
+        cnt_q[0]      <= cnt_q[0] + 32'd1;
+        if (fin_reason != rocesec_pkg::ReasonOk) begin
+          cnt_q[8 + fin_reason] <= cnt_q[8 + fin_reason] + 32'd1;
+        end else begin
+          cnt_q[1 + v_fwd] <= cnt_q[1 + v_fwd] + 32'd1;
+          if (v_process && c_promote) cnt_q[6] <= cnt_q[6] + 32'd1;
+        end
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (vq_push) begin
+      vq_process_q[vq_tail_q] <= process_q;
+      vq_reason_q[vq_tail_q]  <= dec_reason_q;
+      vq_fwd_q[vq_tail_q]     <= dec_fwd_q;
+      vq_idx_q[vq_tail_q]     <= qp_idx_q;
+      vq_pn_q[vq_tail_q]      <= d_q.sec_pn;
+      vq_epoch_q[vq_tail_q]   <= d_q.sec_epoch;
+      vq_promote_q[vq_tail_q] <= promote_q;
+      vq_wfirst_q[vq_tail_q]  <= write_first_q;
+      vq_rkey_q[vq_tail_q]    <= tag_q.a;
+      vq_level_q[vq_tail_q]   <= tag_q.b[5:0];
+      vq_index_q[vq_tail_q]   <= tag_q.index;
+    end
+  end
+
   always_ff @(posedge clk_i) begin
     if (hdr_ready_o && hdr_valid_i) w_q <= hdr_win_i;
   end
 
-  // RX QP state commit: an authenticated packet (model: Verifier::verify after crypto::open).
-  logic  qp_we;
+  // RX QP state: a new QP's entry is allocated when its first frame is decided to be processed
+  // (RxQp::new from the policy); an authenticated frame commits (model: Verifier::verify after
+  // crypto::open) as a read-modify-write of the entry's current value.
+  logic  qp_we, alloc_we;
   rxqp_t qp_wdata;
+  rxqp_t cur_e;
+  logic  c_promote;
+
+  assign alloc_we = (state_q == StDecide) && !conflict && dec_process && !sel_qp_found;
+  assign cur_e    = qps_flat[v_idx];
+  assign c_promote = (vq_epoch_q[vq_head_q] != cur_e.epoch);
 
   always_comb begin
     logic [47:0] pn;
     logic [47:0] shift;
-    pn       = d_q.sec_pn;
-    qp_we    = fin_take && fin_reason == rocesec_pkg::ReasonOk && process_q;
-    qp_wdata = st_q;
+    pn       = vq_pn_q[vq_head_q];
+    qp_we    = fin_take && fin_reason == rocesec_pkg::ReasonOk && v_process;
+    qp_wdata = cur_e;
     // ReplayWindow::update
-    if (pn > st_q.top) begin
-      shift         = pn - st_q.top;
-      qp_wdata.bits = ((shift >= 48'd64) ? 64'h0 : (st_q.bits << shift[5:0])) | 64'h1;
+    if (pn > cur_e.top) begin
+      shift         = pn - cur_e.top;
+      qp_wdata.bits = ((shift >= 48'd64) ? 64'h0 : (cur_e.bits << shift[5:0])) | 64'h1;
       qp_wdata.top  = pn;
     end else begin
-      shift         = st_q.top - pn;
-      qp_wdata.bits = st_q.bits | (64'h1 << shift[5:0]);
+      shift         = cur_e.top - pn;
+      qp_wdata.bits = cur_e.bits | (64'h1 << shift[5:0]);
     end
     // epoch promotion (make before break)
-    if (promote_q) begin
-      qp_wdata.epoch = d_q.sec_epoch;
+    if (c_promote) begin
+      qp_wdata.epoch = vq_epoch_q[vq_head_q];
       qp_wdata.next  = 1'b0;
     end
-    if (write_first_q) begin
+    if (vq_wfirst_q[vq_head_q]) begin
       qp_wdata.cont_valid = 1'b1;
-      qp_wdata.cont_rkey  = tag_q.a;
-      qp_wdata.cont_level = tag_q.b[5:0];
-      qp_wdata.cont_index = tag_q.index;
+      qp_wdata.cont_rkey  = vq_rkey_q[vq_head_q];
+      qp_wdata.cont_level = vq_level_q[vq_head_q];
+      qp_wdata.cont_index = vq_index_q[vq_head_q];
     end
   end
 
@@ -593,8 +686,10 @@ module rocesec_verify_key
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         e <= '0;
-      end else if (qp_we && qp_idx_q == q[QW-1:0]) begin
+      end else if (qp_we && v_idx == q[QW-1:0]) begin
         e <= qp_wdata;
+      end else if (alloc_we && sel_qp_idx == q[QW-1:0]) begin
+        e <= sel_st;  // RxQp::new(policy)
       end
     end
     assign qps_flat[q]  = e;
@@ -603,6 +698,6 @@ module rocesec_verify_key
   end
 
   logic unused_sig;
-  assign unused_sig = ^{qp_found_q, reg_addr_i[1:0]};
+  assign unused_sig = ^{qp_found_q, reg_addr_i[1:0], st_q, promote_q};
 
 endmodule
