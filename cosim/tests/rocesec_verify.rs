@@ -462,6 +462,52 @@ fn latency_and_throughput() {
     }
 }
 
+/// Cold-key cost on the KDF (kdf_cmac): an RDMA WRITE Only needs K_mr and K_node (cold), the
+/// same node again (warm), another node of the same MR (K_node only), a SEND on a new QP (K_qp,
+/// same K_pd: CMAC subkeys cached in kdf_cmac) and one with a new PD key.
+#[test]
+fn cold_key_cycles() {
+    let keys = demo(Mode::HeaderAuth);
+    let w = |i: u32, va: u64| {
+        Builder::new(0x0A, i, &[0x11; 64])
+            .reth(va, 0x1234, 64)
+            .build()
+    };
+    let mut s2 = Builder::new(0x04, 9, &[0x22; 64]);
+    s2.bth.dest_qp = 0x77;
+    let plain = vec![
+        w(1, 0x10_0000),
+        w(2, 0x10_0000),
+        w(3, 0x20_0000),
+        Builder::new(0x04, 4, &[0x22; 64]).build(),
+        s2.build(),
+    ];
+    let frames = protected(&keys, &plain);
+    let mut dut = RocesecVerify::new(Top::RocesecVerify1, VerifyMode::CutThrough);
+    dut.load_keys(&keys);
+    let mut model = Verifier::new(&keys).unwrap();
+    let mut rng = SplitMix64::new(3);
+    let mut lat = Vec::new();
+    for f in &frames {
+        let r = dut.run(std::slice::from_ref(f), 1, LINE, &mut rng);
+        score(
+            &mut model,
+            std::slice::from_ref(f),
+            &r,
+            VerifyMode::CutThrough,
+            "cold key",
+        );
+        lat.push(r.out[0].last_cycle - r.in_starts[0]);
+    }
+    eprintln!(
+        "cold key (verify, 130-B frames, first-in to last-out): node key with K_mr {} cycles, \
+         warm {}, node key (K_mr cached) {}, QP key {}, QP key of another QP (K_pd subkeys \
+         cached) {}",
+        lat[0], lat[1], lat[2], lat[3], lat[4]
+    );
+    assert!(lat[0] > lat[2] && lat[2] > lat[1]);
+}
+
 /// The fault-injected build (one flipped S-box bit) must disagree with the model: every
 /// protected frame fails authentication in the RTL.
 #[test]

@@ -89,9 +89,12 @@ impl KdfCmac {
         m[..msg.len()].copy_from_slice(msg);
         self.sim.set_u64(self.req_valid, 1);
         self.sim.set_bytes(self.req_key, key);
+        self.sim.set_u64(
+            self.req_kdf,
+            u64::from(op != KdfOp::Cmac && op != KdfOp::Encrypt),
+        );
         self.sim
-            .set_u64(self.req_kdf, u64::from(op != KdfOp::Cmac && op != KdfOp::Encrypt));
-        self.sim.set_u64(self.req_enc, u64::from(op == KdfOp::Encrypt));
+            .set_u64(self.req_enc, u64::from(op == KdfOp::Encrypt));
         self.sim
             .set_u64(self.req_out256, u64::from(op == KdfOp::Derive256));
         self.sim.set_bytes(self.req_msg, &m);
