@@ -99,22 +99,25 @@ module rocesec_key_cache
     mr_tag.index     = '0;
   end
 
+  // (struct-typed variables at module level: Yosys has no member access on block locals)
   /* verilator lint_off UNUSEDSIGNAL */
-  always_comb begin
-    kcache_t e, m;
-    e = '0;
-    m = '0;
-    for (int c = 0; c < NumCache; c++) begin
-      if (hit_v[c])    e = kc_flat[c];
-      if (mr_hit_v[c]) m = kc_flat[c];
-    end
-    hit     = |hit_v;
-    mr_hit  = |mr_hit_v;
-    hit_key = e.key;
-    hit_h   = e.h;
-    mr_key  = m.key;
-  end
+  kcache_t hit_e, mr_e;  // read field by field
   /* verilator lint_on UNUSEDSIGNAL */
+
+  always_comb begin
+    hit_e = '0;
+    mr_e  = '0;
+    for (int c = 0; c < NumCache; c++) begin
+      if (hit_v[c])    hit_e = kc_flat[c];
+      if (mr_hit_v[c]) mr_e  = kc_flat[c];
+    end
+  end
+
+  assign hit     = |hit_v;
+  assign mr_hit  = |mr_hit_v;
+  assign hit_key = hit_e.key;
+  assign hit_h   = hit_e.h;
+  assign mr_key  = mr_e.key;
 
   /////////
   // KDF //

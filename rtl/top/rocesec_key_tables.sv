@@ -150,25 +150,28 @@ module rocesec_key_tables
     assign pol_match[i] = q.valid && q.gid == pol_gid_i && q.qpn == pol_qpn_i;
   end
 
+  // (struct-typed variables at module level: Yosys has no member access on block locals)
   /* verilator lint_off UNUSEDSIGNAL */
+  policy_t pol_sel;  // read field by field
+  /* verilator lint_on UNUSEDSIGNAL */
+
   always_comb begin
-    policy_t p;  // read field by field
-    logic    hit;
-    p   = dflt_q;
-    hit = 1'b0;
+    logic hit;
+    pol_sel = dflt_q;
+    hit     = 1'b0;
     for (int i = 0; i < NumPolicies; i++) begin
       if (!hit && pol_match[i]) begin
-        p   = pol_flat[i];
-        hit = 1'b1;
+        pol_sel = pol_flat[i];
+        hit     = 1'b1;
       end
     end
-    pol_mode_o  = p.mode;
-    pol_epoch_o = p.epoch;
-    pol_next_o  = p.next;
-    pol_pd_o    = p.pd;
-    pol_gen_o   = p.gen;
   end
-  /* verilator lint_on UNUSEDSIGNAL */
+
+  assign pol_mode_o  = pol_sel.mode;
+  assign pol_epoch_o = pol_sel.epoch;
+  assign pol_next_o  = pol_sel.next;
+  assign pol_pd_o    = pol_sel.pd;
+  assign pol_gen_o   = pol_sel.gen;
 
   //////////////////
   // PD key slots //
@@ -202,16 +205,18 @@ module rocesec_key_tables
   end
 
   /* verilator lint_off UNUSEDSIGNAL */
-  always_comb begin
-    pdslot_t e;  // read field by field
-    e = '0;
-    for (int j = NumPdSlots - 1; j >= 0; j--) begin
-      if (pd_match[j]) e = pds_flat[j];
-    end
-    pd_hit_o = |pd_match;
-    pd_key_o = e.key;
-  end
+  pdslot_t pd_sel;  // read field by field
   /* verilator lint_on UNUSEDSIGNAL */
+
+  always_comb begin
+    pd_sel = '0;
+    for (int j = NumPdSlots - 1; j >= 0; j--) begin
+      if (pd_match[j]) pd_sel = pds_flat[j];
+    end
+  end
+
+  assign pd_hit_o = |pd_match;
+  assign pd_key_o = pd_sel.key;
 
   assign pd_write_o = reg_we_i && reg_addr_i[15:10] == rocesec_pkg::RegPdBase[15:10];
 
