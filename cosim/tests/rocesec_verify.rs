@@ -484,7 +484,7 @@ fn cold_key_cycles() {
     ];
     let frames = protected(&keys, &plain);
     let mut dut = RocesecVerify::new(Top::RocesecVerify1, VerifyMode::CutThrough);
-    dut.load_keys(&keys);
+    dut.load_keys(&keys).unwrap();
     let mut model = Verifier::new(&keys).unwrap();
     let mut rng = SplitMix64::new(3);
     let mut lat = Vec::new();
