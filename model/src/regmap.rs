@@ -407,6 +407,46 @@ mod tests {
     }
 
     #[test]
+    fn rx_program_installs_next_epoch_and_its_pd_slot() {
+        let mut k = with_qps(2, false);
+        k.qps[1].policy.next_epoch = true;
+        let tx = tx_program(&k).expect("fits");
+        let rx = rx_program(&k, true).expect("fits");
+        // TX never sets the RX-only bit nor the control register
+        assert!(tx.iter().all(|w| w.addr != CTRL));
+        assert!(tx
+            .iter()
+            .filter(|w| w.addr < PD && w.addr & 0x1F == 0)
+            .all(|w| w.data & NEXT_EPOCH == 0));
+        let e1 = POLICY + POLICY_STRIDE;
+        let w0 = rx.iter().rev().find(|w| w.addr == e1).expect("word 0");
+        assert_ne!(w0.data & NEXT_EPOCH, 0);
+        let w0 = rx.iter().rev().find(|w| w.addr == POLICY).expect("word 0");
+        assert_eq!(w0.data & NEXT_EPOCH, 0);
+        // PD slots for (1, 0) and (1, 1), valid last
+        let valid: Vec<u32> = rx
+            .iter()
+            .filter(|w| w.addr & !0xFF == PD & !0xFF && w.addr & 0x1F == 0 && w.data != 0)
+            .map(|w| w.data)
+            .collect();
+        assert_eq!(valid, vec![1 << 31, (1 << 31) | 1]);
+        assert_eq!(
+            rx.last(),
+            Some(&RegWrite {
+                addr: CTRL,
+                data: CTRL_STORE_FORWARD
+            })
+        );
+        assert_eq!(
+            rx_program(&k, false).expect("fits").last(),
+            Some(&RegWrite {
+                addr: CTRL,
+                data: 0
+            })
+        );
+    }
+
+    #[test]
     fn entries_are_made_valid_last() {
         let k = with_qps(3, false);
         let v = tx_program(&k).expect("fits");
