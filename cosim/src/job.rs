@@ -245,19 +245,28 @@ pub fn run_unit(
     res
 }
 
-/// Load captures as units, one per (capture, mode).
+/// Load captures as units, one per (capture, mode); no paths: the rxe corpus embedded in the
+/// binary (`rocesec_model::corpus`, the committed `testbench/captures`).
 ///
 /// # Errors
 /// The capture that cannot be read, with the reason.
 pub fn units(paths: &[PathBuf], modes: &[Mode]) -> Result<Vec<Unit>, String> {
-    let mut v = Vec::new();
+    let mut caps: Vec<(String, Vec<Vec<u8>>)> = Vec::new();
+    if paths.is_empty() {
+        for (name, recs) in rocesec_model::corpus::frames().map_err(|e| e.to_string())? {
+            caps.push((name, recs.into_iter().map(|r| r.data).collect()));
+        }
+    }
     for p in paths {
         let c = pcapio::read(p).map_err(|e| e.to_string())?;
         let name = p
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let frames: Vec<Vec<u8>> = c.into_iter().map(|r| r.data).collect();
+        caps.push((name, c.into_iter().map(|r| r.data).collect()));
+    }
+    let mut v = Vec::new();
+    for (name, frames) in caps {
         for &m in modes {
             v.push(Unit {
                 name: name.clone(),
@@ -288,7 +297,7 @@ pub fn write_repro(dir: &Path, r: &UnitResult) -> Result<Option<PathBuf>, String
 /// Options of `rocesec cosim`.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// Captures (default: the committed corpus).
+    /// Captures (empty: the committed corpus, embedded in the binary).
     pub pcaps: Vec<PathBuf>,
     /// Modes to run.
     pub modes: Vec<Mode>,

@@ -67,7 +67,7 @@ enum Cmd {
     /// The main job: captures through the RTL protect top and the golden model, every byte,
     /// verdict and cycle compared. Last line `mismatches: N`; exit status 0 only when N = 0.
     Cosim {
-        /// Captures; the committed rxe corpus (testbench/captures) if none.
+        /// Captures; the committed rxe corpus (testbench/captures, embedded in the binary) if none.
         pcaps: Vec<PathBuf>,
         #[command(flatten)]
         k: KeyArgs,
@@ -94,7 +94,7 @@ enum Cmd {
     },
     /// Protect then verify captures in the model and compare with the input byte for byte.
     Roundtrip {
-        /// Captures; the committed rxe corpus (testbench/captures) if none.
+        /// Captures; the committed rxe corpus (testbench/captures, embedded in the binary) if none.
         pcaps: Vec<PathBuf>,
         #[command(flatten)]
         k: KeyArgs,
@@ -179,11 +179,6 @@ fn cosim(
         )?;
         return Ok(cli::EXIT_ERROR);
     }
-    let pcaps = if pcaps.is_empty() {
-        cli::default_corpus()
-    } else {
-        pcaps
-    };
     let modes = match mode {
         Some(m) => vec![m],
         None => vec![Mode::HeaderAuth, Mode::PacketAuth, Mode::Aead],
