@@ -133,35 +133,46 @@ pub struct ParseParams {
     pub queue_room: usize,
 }
 
-/// One SP 800-108 derivation of `rtl/top/rocesec_key_kdf.sv` (CMAC on its own
-/// `aes_cipher_pipe`, one AES call at a time).
+/// The derivations of `rtl/top/rocesec_key_cache.sv` on `rtl/kdf/kdf_cmac.sv` (one iterative
+/// AES, `aes_cipher_iter`): a key miss issues a KBKDF request per derivation (K_mr if missing,
+/// then K_qp or K_node) and one raw-encryption request for H = E_K(0). kdf_cmac keeps the CMAC
+/// subkeys of the last parent key, so a derivation from the same parent skips that AES call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KdfParams {
-    /// Cycles from issuing one AES call to issuing the next: the issue state (`StIssue*`, 1)
-    /// plus the AES pipeline latency (`aes_cipher_pipe` 1 + 3·Nr = 31 for AES-128 with
-    /// `SboxLatency` = 2, `aes_pkg::aes_pipe_latency`).
+    /// Cycles per AES block on kdf_cmac: its start state (`StBlock` / first `StSubkey` cycle,
+    /// 1) plus the `aes_cipher_iter` latency (31 for AES-128, `aes_pkg::aes_pipe_latency`).
     pub aes_call_cycles: u64,
-    /// AES calls besides the CBC-MAC blocks: L = E_K(0) for the CMAC subkeys and H = E_K'(0)
-    /// (`StIssueL`, `StIssueH`).
-    pub extra_calls: u64,
-    /// Cycles around the calls: the start cycle (`kdf_first_q` → `StIdle` → `StIssueL`) and the
-    /// `done_o` register (`rocesec_key_kdf.sv`).
-    pub fixed_cycles: u64,
-    /// PRF input bytes of a per-QP key (`kdf_len` 41 in `rocesec_protect_key.sv`: label
-    /// "rocesec qp", GID, QPN, salt; docs/key-hierarchy.md).
+    /// Cycles around every request: the request state of rocesec_key_cache (`St*Req`, 1),
+    /// kdf_cmac's `StRespond` (1) and the cycle its `rsp_valid_o` is seen (1).
+    pub request_cycles: u64,
+    /// Cycles in kdf_cmac's `StSubkey` when the subkeys of the parent key are cached (1);
+    /// otherwise the subkey block L = E_K(0) costs one AES call.
+    pub subkey_hit_cycles: u64,
+    /// PRF input bytes of a per-QP key, with [i]_32 and [L]_32 (41: label "rocesec qp", GID,
+    /// QPN, salt; docs/key-hierarchy.md).
     pub qp_msg_bytes: u64,
-    /// PRF input bytes of an MR key (`kdf_len` 39: label "rocesec mr", GID, rkey).
+    /// PRF input bytes of an MR key (39: label "rocesec mr", GID, rkey).
     pub mr_msg_bytes: u64,
-    /// PRF input bytes of a sub-region node key (`kdf_len` 32: label "rocesec region", level,
-    /// index).
+    /// PRF input bytes of a sub-region node key (32: label "rocesec region", level, index).
     pub node_msg_bytes: u64,
 }
 
 impl KdfParams {
-    /// Cycles the key stage spends in one `StKdf*` state for a PRF input of `msg_bytes` bytes:
-    /// `fixed_cycles + (ceil(msg_bytes / 16) + extra_calls) · aes_call_cycles`.
-    pub fn derivation_cycles(&self, msg_bytes: u64) -> u64 {
-        self.fixed_cycles + (msg_bytes.div_ceil(16) + self.extra_calls) * self.aes_call_cycles
+    /// Busy cycles of one KBKDF request for a PRF input of `msg_bytes` bytes:
+    /// `request_cycles + (subkeys_cached ? subkey_hit_cycles : aes_call_cycles)
+    /// + ceil(msg_bytes / 16) · aes_call_cycles`.
+    pub fn derivation_cycles(&self, msg_bytes: u64, subkeys_cached: bool) -> u64 {
+        let subkey = if subkeys_cached {
+            self.subkey_hit_cycles
+        } else {
+            self.aes_call_cycles
+        };
+        self.request_cycles + subkey + msg_bytes.div_ceil(16) * self.aes_call_cycles
+    }
+
+    /// Busy cycles of the H = E_K(0) request: `request_cycles + aes_call_cycles`.
+    pub fn h_cycles(&self) -> u64 {
+        self.request_cycles + self.aes_call_cycles
     }
 }
 
@@ -246,8 +257,8 @@ impl Params {
             cache_entries: 8,
             kdf: KdfParams {
                 aes_call_cycles: 1 + AES128_PIPE_LATENCY,
-                extra_calls: 2,
-                fixed_cycles: 2,
+                request_cycles: 3,
+                subkey_hit_cycles: 1,
                 qp_msg_bytes: 41,
                 mr_msg_bytes: 39,
                 node_msg_bytes: 32,
@@ -552,11 +563,14 @@ enum KeyState {
     Decide(u64),
     /// `StLook` for `left` more cycles.
     Look(u64),
-    /// In a `StKdf*` state for `left` more cycles; `then_node`: a node derivation follows.
+    /// The derived-key cache busy (KDF requests) for `left` more cycles; `then_node`: an MR key
+    /// was derived on the way (inserted before the node key).
     Kdf {
         left: u64,
         then_node: bool,
     },
+    /// rocesec_key_cache's `StRsp`: the derived key is handed over.
+    Answer,
     Job,
     Final,
 }
@@ -569,6 +583,9 @@ struct Key {
     cache: Vec<Option<CacheTag>>,
     next_slot: usize,
     kdf_cycles: u64,
+    /// Parent key whose CMAC subkeys kdf_cmac holds: (PD, epoch) for K_pd, plus (GID, rkey)
+    /// for a K_mr.
+    cmac_parent: Option<(u32, u8, Option<(Gid, u32)>)>,
 }
 
 impl Key {
@@ -654,6 +671,7 @@ pub fn predict(
         cache: vec![None; p.key.cache_entries],
         next_slot: 0,
         kdf_cycles: 0,
+        cmac_parent: None,
     };
     let mut crypto = Crypto {
         f: 0,
@@ -851,25 +869,37 @@ pub fn predict(
                 key.state = KeyState::Job;
                 if let Some(pr) = frames[key.cur].protect {
                     if !key.cache_hit(&pr.key) {
-                        key.state = match pr.key {
+                        // the whole miss: [K_mr], the packet key, H (rocesec_key_cache)
+                        let (left, then_node) = match pr.key {
                             CacheTag::Key(pd, ep, KeyRef::Node { gid, rkey, .. }) => {
                                 let mr = CacheTag::Mr(pd, ep, gid, rkey);
-                                if key.cache_hit(&mr) {
-                                    KeyState::Kdf {
-                                        left: kdf.derivation_cycles(kdf.node_msg_bytes),
-                                        then_node: false,
-                                    }
-                                } else {
-                                    KeyState::Kdf {
-                                        left: kdf.derivation_cycles(kdf.mr_msg_bytes),
-                                        then_node: true,
-                                    }
+                                let mut t = 0;
+                                let miss = !key.cache_hit(&mr);
+                                if miss {
+                                    let cached = key.cmac_parent == Some((pd, ep, None));
+                                    t += kdf.derivation_cycles(kdf.mr_msg_bytes, cached);
+                                    key.cmac_parent = Some((pd, ep, None));
                                 }
+                                let parent = Some((pd, ep, Some((gid, rkey))));
+                                let cached = key.cmac_parent == parent;
+                                t += kdf.derivation_cycles(kdf.node_msg_bytes, cached);
+                                key.cmac_parent = parent;
+                                (t + kdf.h_cycles(), miss)
                             }
-                            _ => KeyState::Kdf {
-                                left: kdf.derivation_cycles(kdf.qp_msg_bytes),
-                                then_node: false,
-                            },
+                            CacheTag::Key(pd, ep, _) => {
+                                let cached = key.cmac_parent == Some((pd, ep, None));
+                                key.cmac_parent = Some((pd, ep, None));
+                                (
+                                    kdf.derivation_cycles(kdf.qp_msg_bytes, cached)
+                                        + kdf.h_cycles(),
+                                    false,
+                                )
+                            }
+                            CacheTag::Mr(..) => (1, false),
+                        };
+                        key.state = KeyState::Kdf {
+                            left: left.max(1),
+                            then_node,
                         };
                     }
                 }
@@ -879,23 +909,21 @@ pub fn predict(
                 let left = left.saturating_sub(1);
                 key.state = KeyState::Kdf { left, then_node };
                 if left == 0 {
+                    // MR key first, then the packet key (round robin, as the RTL inserts)
                     let tag = frames[key.cur].protect.map(|pr| pr.key);
                     if then_node {
                         if let Some(CacheTag::Key(pd, ep, KeyRef::Node { gid, rkey, .. })) = tag {
                             key.insert(CacheTag::Mr(pd, ep, gid, rkey));
                         }
-                        key.state = KeyState::Kdf {
-                            left: kdf.derivation_cycles(kdf.node_msg_bytes),
-                            then_node: false,
-                        };
-                    } else {
-                        if let Some(t) = tag {
-                            key.insert(t);
-                        }
-                        key.state = KeyState::Job;
                     }
+                    if let Some(t) = tag {
+                        key.insert(t);
+                    }
+                    // rocesec_key_cache answers from StRsp one cycle later
+                    key.state = KeyState::Answer;
                 }
             }
+            KeyState::Answer => key.state = KeyState::Job,
             KeyState::Job => {
                 if in_flight0 < p.emit.jobs {
                     job_vis[key.cur] = c + 1;
@@ -1055,13 +1083,14 @@ mod tests {
         let cold = run(std::slice::from_ref(&f), &keys, &Params::RTL, LINE);
         let warm = run(&[f.clone(), f.clone()], &keys, &Params::RTL, LINE);
         let kdf = Params::RTL.key.kdf;
-        let d = kdf.derivation_cycles(kdf.qp_msg_bytes);
+        let d = kdf.derivation_cycles(kdf.qp_msg_bytes, false) + kdf.h_cycles();
         assert_eq!(cold.kdf_cycles, d);
         assert_eq!(warm.kdf_cycles, d, "the second frame hits the cache");
         // with a one-cycle KDF the frame is exactly d - 1 cycles faster
         let mut p = Params::RTL;
         p.key.kdf.aes_call_cycles = 0;
-        p.key.kdf.fixed_cycles = 1;
+        p.key.kdf.request_cycles = 0;
+        p.key.kdf.subkey_hit_cycles = 0;
         let fast = run(std::slice::from_ref(&f), &keys, &p, LINE);
         assert_eq!(fast.kdf_cycles, 1);
         assert_eq!(cold.frames[0].latency(), fast.frames[0].latency() + d - 1);
