@@ -31,6 +31,8 @@ TARGETS=(
   "aes_cipher_pipe_256|aes_cipher_pipe_syn|rtl/aes/aes_cipher_pipe.f syn/aes_cipher_pipe_syn.sv|-set KeyLen 256"
   "ghash_mul_2|ghash_mul_syn|rtl/ghash/ghash_mul.f syn/ghash_mul_syn.sv|-set NumStages 2"
   "ghash_core|ghash_core_syn|rtl/ghash/ghash_core.f syn/ghash_core_syn.sv|"
+  "ghash_lanes_1|ghash_lanes_syn|rtl/ghash/ghash_lanes.f syn/ghash_lanes_syn.sv|-set LANES 1"
+  "ghash_lanes_4|ghash_lanes_syn|rtl/ghash/ghash_lanes.f syn/ghash_lanes_syn.sv|-set LANES 4"
   "kdf_cmac|kdf_cmac_syn|rtl/kdf/kdf_cmac.f syn/kdf_cmac_syn.sv|"
   "roce_icrc_1|roce_icrc_syn|rtl/roce/roce_icrc.f syn/roce_icrc_syn.sv|-set Lanes 1"
   "rocesec_protect_1|rocesec_protect_syn|rtl/top/rocesec_protect_axil.f syn/rocesec_protect_syn.sv|"
