@@ -43,9 +43,9 @@
 // Timing
 // ------
 // Valid-only interface (no backpressure), one beat per clock sustained, arbitrary idle cycles.
-// out_valid_o rises Latency = PowLat + 5 cycles after the edge that accepted the last beat,
-// counting that edge as 1 (5, 7, 9 for LANES = 1, 2, 4): delay line (PowLat), look-ahead (1),
-// multiplier input (1), products (1), sum (1), output (1).
+// out_valid_o rises Latency cycles after the edge that accepted the last beat, counting that edge
+// as 1: delay line (PowLat) + look-ahead (1, not for LANES = 1) + multiplier input (1) + products
+// (1) + sum (1) + output (1), i.e. 4, 7, 9 for LANES = 1, 2, 4 (LANES = 1: as ghash_core).
 //
 // Reset: valid flags, the power registers and the stream registers are cleared.
 //
@@ -100,12 +100,13 @@ module ghash_lanes #(
   logic [128*LANES-1:0]   ddata;
   logic [128*NumPow-1:0]  pw_src;     // H^k in [128*(k-1) +: 128], valid with a delayed first
 
-  // Look-ahead register
-  logic                   la_valid_q, la_first_q, la_last_q;
-  logic [LANES-1:0]       la_keep_q;
-  logic [TagWidth-1:0]    la_tag_q;
-  logic [128*LANES-1:0]   la_data_q;
+  // Look-ahead register (a pass-through for LANES = 1)
+  logic                   la_first, la_last;
+  logic [LANES-1:0]       la_keep;
+  logic [TagWidth-1:0]    la_tag;
+  logic [128*LANES-1:0]   la_data;
   logic [128*NumPow-1:0]  pw_q;       // powers of the message in the look-ahead register
+  logic [128*NumPow-1:0]  pw_cur;     // powers of the beat in the look-ahead register
   logic                   release_d;  // the look-ahead beat moves to the multiplier input
 
   // Multiplier input
@@ -272,39 +273,63 @@ module ghash_lanes #(
                      h3_q[255:128], h2_q[511:384], h1_q[511:384]};
   end
 
-  ///////////////
+  ////////////////
   // Look-ahead //
-  ///////////////
+  ////////////////
 
   // A beat leaves the look-ahead register when it is the last of its message (the cycle after it
-  // arrived) or when the next beat arrives; only then are its exponents known.
-  assign release_d = la_valid_q && (la_last_q || dv);
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      la_valid_q <= 1'b0;
-      la_first_q <= 1'b0;
-      la_last_q  <= 1'b0;
-      la_keep_q  <= '0;
-      pw_q       <= '0;
-    end else begin
-      if (dv) begin
-        la_valid_q <= 1'b1;
-        la_first_q <= dfirst;
-        la_last_q  <= dlast;
-        la_keep_q  <= dkeep;
-        if (dfirst) pw_q <= pw_src;
-      end else if (release_d) begin
+  // arrived) or when the next beat arrives; only then are its exponents known. With LANES = 1 the
+  // exponent is 1 for the last block and 2 otherwise, so no look-ahead is needed: the delayed beat
+  // goes straight to the multiplier input (latency as ghash_core).
+  if (LANES == 1) begin : gen_no_la
+    assign la_first  = dfirst;
+    assign la_last   = dlast;
+    assign la_keep   = dkeep;
+    assign la_tag    = dtag;
+    assign la_data   = ddata;
+    assign pw_cur    = dfirst ? pw_src : pw_q;
+    assign release_d = dv;
+  end else begin : gen_la
+    logic                 la_valid_q, la_first_q, la_last_q;
+    logic [LANES-1:0]     la_keep_q;
+    logic [TagWidth-1:0]  la_tag_q;
+    logic [128*LANES-1:0] la_data_q;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
         la_valid_q <= 1'b0;
+        la_first_q <= 1'b0;
+        la_last_q  <= 1'b0;
+        la_keep_q  <= '0;
+      end else begin
+        if (dv) begin
+          la_valid_q <= 1'b1;
+          la_first_q <= dfirst;
+          la_last_q  <= dlast;
+          la_keep_q  <= dkeep;
+        end else if (release_d) begin
+          la_valid_q <= 1'b0;
+        end
       end
     end
+    always_ff @(posedge clk_i) begin
+      if (dv) begin
+        la_tag_q  <= dtag;
+        la_data_q <= ddata;
+      end
+    end
+    assign la_first  = la_first_q;
+    assign la_last   = la_last_q;
+    assign la_keep   = la_keep_q;
+    assign la_tag    = la_tag_q;
+    assign la_data   = la_data_q;
+    assign pw_cur    = pw_q;
+    assign release_d = la_valid_q && (la_last_q || dv);
   end
 
-  always_ff @(posedge clk_i) begin
-    if (dv) begin
-      la_tag_q  <= dtag;
-      la_data_q <= ddata;
-    end
+  // Powers of the message whose beats are in the look-ahead register (or arriving, LANES = 1).
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni)            pw_q <= '0;
+    else if (dv && dfirst) pw_q <= pw_src;
   end
 
   //////////////////////////////////
@@ -319,19 +344,19 @@ module ghash_lanes #(
     n_la = '0;
     n_d  = '0;
     for (int j = 0; j < LANES; j++) begin
-      n_la = n_la + CntW'(la_keep_q[j]);
+      n_la = n_la + CntW'(la_keep[j]);
       n_d  = n_d + CntW'(dkeep[j]);
     end
     for (int j = 0; j < LANES; j++) begin
-      if (la_last_q)  e = int'(n_la) - j;
+      if (la_last)  e = int'(n_la) - j;
       else if (dlast) e = int'(n_d) + LANES - j;
       else            e = 2 * LANES - j;
       mi_a_d[128 * j +: 128] = '0;
       mi_b_d[128 * j +: 128] = '0;
-      if (!la_last_q || la_keep_q[j]) begin
-        mi_a_d[128 * j +: 128] = la_data_q[128 * j +: 128];
+      if (!la_last || la_keep[j]) begin
+        mi_a_d[128 * j +: 128] = la_data[128 * j +: 128];
         for (int k = 1; k <= NumPow; k++) begin
-          if (e == k) mi_b_d[128 * j +: 128] = pw_q[128 * (k - 1) +: 128];
+          if (e == k) mi_b_d[128 * j +: 128] = pw_cur[128 * (k - 1) +: 128];
         end
       end
     end
@@ -340,7 +365,7 @@ module ghash_lanes #(
   // Stream of the released beat (beat 1: 0, beat 2: 1, then alternating); beats 1 and 2 of a
   // message have no feedback.
   always_comb begin
-    if (la_first_q) begin
+    if (la_first) begin
       rel_nofb   = 1'b1;
       rel_stream = 1'b0;
       pos_d      = 1'b0;
@@ -372,8 +397,8 @@ module ghash_lanes #(
       ent_valid_q  <= mi_valid_q;
       ent_stream_q <= mi_stream_q;
       if (release_d) begin
-        mi_first_q  <= la_first_q;
-        mi_last_q   <= la_last_q;
+        mi_first_q  <= la_first;
+        mi_last_q   <= la_last;
         mi_stream_q <= rel_stream;
         pos_q       <= pos_d;
         fb_sel_p_q  <= !rel_nofb && fb_bypass_d;
@@ -385,7 +410,7 @@ module ghash_lanes #(
 
   always_ff @(posedge clk_i) begin
     if (release_d) begin
-      mi_tag_q <= la_tag_q;
+      mi_tag_q <= la_tag;
       mi_a_q   <= mi_a_d;
       mi_b_q   <= mi_b_d;
     end

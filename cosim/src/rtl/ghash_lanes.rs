@@ -84,9 +84,13 @@ impl GhashLanes {
     }
 
     /// Cycles from the edge accepting the last beat to the edge presenting the hash, counting
-    /// the accepting edge as 1: `PowLat + 5`.
+    /// the accepting edge as 1: `PowLat + 5`, or 4 for `LANES` = 1 (no look-ahead register).
     pub fn latency(&self) -> usize {
-        self.pow_latency() + 5
+        if self.lanes == 1 {
+            4
+        } else {
+            self.pow_latency() + 5
+        }
     }
 
     /// One clock with an optional beat; returns `(tag, GHASH)` registered at this edge, if any.
