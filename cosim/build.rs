@@ -113,6 +113,13 @@ const MODELS: &[Model] = &[
         params: &[("LANES", "4"), ("TagWidth", "16")],
         defines: &[],
     },
+    Model {
+        name: "ghash_lanes_4_pow",
+        module: "ghash_lanes",
+        filelist: "ghash/ghash_lanes.f",
+        params: &[("LANES", "4"), ("TagWidth", "16"), ("PowersIn", "1")],
+        defines: &[],
+    },
     // ghash_lanes' proof that its tests can fail: one product bit flips (rtl/ghash/ghash_lanes.sv).
     Model {
         name: "ghash_lanes_4_fault",

@@ -33,6 +33,7 @@ TARGETS=(
   "ghash_core|ghash_core_syn|rtl/ghash/ghash_core.f syn/ghash_core_syn.sv|"
   "ghash_lanes_1|ghash_lanes_syn|rtl/ghash/ghash_lanes.f syn/ghash_lanes_syn.sv|-set LANES 1"
   "ghash_lanes_4|ghash_lanes_syn|rtl/ghash/ghash_lanes.f syn/ghash_lanes_syn.sv|-set LANES 4"
+  "ghash_lanes_4_pow|ghash_lanes_syn|rtl/ghash/ghash_lanes.f syn/ghash_lanes_syn.sv|-set LANES 4 -set PowersIn 1"
   "kdf_cmac|kdf_cmac_syn|rtl/kdf/kdf_cmac.f syn/kdf_cmac_syn.sv|"
   "roce_icrc_1|roce_icrc_syn|rtl/roce/roce_icrc.f syn/roce_icrc_syn.sv|-set Lanes 1"
   "rocesec_protect_1|rocesec_protect_syn|rtl/top/rocesec_protect_axil.f syn/rocesec_protect_syn.sv|"

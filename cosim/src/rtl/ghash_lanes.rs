@@ -1,7 +1,11 @@
 //! Driver for `rtl/ghash/ghash_lanes.sv` (GHASH at one beat of `LANES` blocks per clock,
 //! per-message H, aggregated reduction).
+//!
+//! For the `PowersIn = 1` variant the driver computes `H^1..H^(2*LANES)` with the model's
+//! [`rocesec_model::ghash::mul`] and drives them on `in_hpow_i` with the first beat.
 
 use super::{Port, Sim, Top};
+use rocesec_model::ghash::mul;
 
 /// One beat presented to the core.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -23,6 +27,7 @@ pub struct LanesIn {
 pub struct GhashLanes {
     sim: Sim,
     lanes: usize,
+    powers_in: bool,
     buf: Vec<u8>,
     in_valid: Port,
     in_first: Port,
@@ -31,6 +36,7 @@ pub struct GhashLanes {
     in_tag: Port,
     in_data: Port,
     in_h: Port,
+    in_hpow: Port,
     out_valid: Port,
     out_tag: Port,
     out_hash: Port,
@@ -42,15 +48,17 @@ impl GhashLanes {
     /// # Panics
     /// If `top` is not a `ghash_lanes` variant.
     pub fn new(top: Top) -> Self {
-        let lanes = match top {
-            Top::GhashLanes1 => 1,
-            Top::GhashLanes2 => 2,
-            Top::GhashLanes4 | Top::GhashLanes4Fault => 4,
+        let (lanes, powers_in) = match top {
+            Top::GhashLanes1 => (1, false),
+            Top::GhashLanes2 => (2, false),
+            Top::GhashLanes4 | Top::GhashLanes4Fault => (4, false),
+            Top::GhashLanes4Pow => (4, true),
             _ => panic!("{} is not a ghash_lanes variant", top.name()),
         };
         let sim = Sim::new(top);
         let mut s = Self {
             lanes,
+            powers_in,
             buf: vec![0; 16 * lanes],
             in_valid: sim.pin("in_valid_i"),
             in_first: sim.pin("in_first_i"),
@@ -59,6 +67,7 @@ impl GhashLanes {
             in_tag: sim.pin("in_tag_i"),
             in_data: sim.pin("in_data_i"),
             in_h: sim.pin("in_h_i"),
+            in_hpow: sim.pin("in_hpow_i"),
             out_valid: sim.pin("out_valid_o"),
             out_tag: sim.pin("out_tag_o"),
             out_hash: sim.pin("out_hash_o"),
@@ -74,11 +83,12 @@ impl GhashLanes {
         self.lanes
     }
 
-    /// Power-unit latency in cycles (`PowLat`): 0, 2, 4 for `LANES` = 1, 2, 4.
+    /// Power-unit latency in cycles (`PowLat`): 0, 2, 4 for `LANES` = 1, 2, 4; 0 with
+    /// `PowersIn`.
     pub fn pow_latency(&self) -> usize {
-        match self.lanes {
-            1 => 0,
-            2 => 2,
+        match (self.powers_in, self.lanes) {
+            (true, _) | (false, 1) => 0,
+            (false, 2) => 2,
             _ => 4,
         }
     }
@@ -117,6 +127,18 @@ impl GhashLanes {
                 self.sim.set_bytes(self.in_data, &buf);
                 self.buf = buf;
                 self.sim.set_bytes(self.in_h, &i.h);
+                if self.powers_in && i.first {
+                    // H^k in bits [128(k-1) +: 128]: big-endian bytes put H^(2*LANES) first.
+                    let np = 2 * self.lanes;
+                    let mut pw = vec![0u8; 16 * np];
+                    let mut p = i.h;
+                    for k in 1..=np {
+                        let off = 16 * (np - k);
+                        pw[off..off + 16].copy_from_slice(&p);
+                        p = mul(&p, &i.h);
+                    }
+                    self.sim.set_bytes(self.in_hpow, &pw);
+                }
             }
             None => self.sim.set_u64(self.in_valid, 0),
         }
