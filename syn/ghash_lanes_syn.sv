@@ -44,7 +44,8 @@ module ghash_lanes_syn #(
 
   ghash_lanes #(
     .LANES    (LANES),
-    .TagWidth (8)
+    .TagWidth (8),
+    .PowersIn (PowersIn)
   ) u_dut (
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
