@@ -93,6 +93,42 @@ const MODELS: &[Model] = &[
         defines: &[],
     },
     Model {
+        name: "ghash_lanes_1",
+        module: "ghash_lanes",
+        filelist: "ghash/ghash_lanes.f",
+        params: &[("LANES", "1"), ("TagWidth", "16")],
+        defines: &[],
+    },
+    Model {
+        name: "ghash_lanes_2",
+        module: "ghash_lanes",
+        filelist: "ghash/ghash_lanes.f",
+        params: &[("LANES", "2"), ("TagWidth", "16")],
+        defines: &[],
+    },
+    Model {
+        name: "ghash_lanes_4",
+        module: "ghash_lanes",
+        filelist: "ghash/ghash_lanes.f",
+        params: &[("LANES", "4"), ("TagWidth", "16")],
+        defines: &[],
+    },
+    Model {
+        name: "ghash_lanes_4_pow",
+        module: "ghash_lanes",
+        filelist: "ghash/ghash_lanes.f",
+        params: &[("LANES", "4"), ("TagWidth", "16"), ("PowersIn", "1")],
+        defines: &[],
+    },
+    // ghash_lanes' proof that its tests can fail: one product bit flips (rtl/ghash/ghash_lanes.sv).
+    Model {
+        name: "ghash_lanes_4_fault",
+        module: "ghash_lanes",
+        filelist: "ghash/ghash_lanes.f",
+        params: &[("LANES", "4"), ("TagWidth", "16")],
+        defines: &["FAULT_GHASH"],
+    },
+    Model {
         name: "roce_icrc_1",
         module: "roce_icrc",
         filelist: "roce/roce_icrc.f",

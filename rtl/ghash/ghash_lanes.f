@@ -1,0 +1,3 @@
+ghash_pkg.sv
+ghash_mul.sv
+ghash_lanes.sv
