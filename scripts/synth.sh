@@ -210,12 +210,18 @@ check_target() {
   fi
 }
 
+# Blocks elaborated inside a top with the same parameters: --check covers them through the top.
+IN_TOPS=" aes_cipher_pipe_128 ghash_mul_2 ghash_core kdf_cmac "
+
 if [ "$CHECK" = 1 ]; then
   setup_venv
   fail=0
   for t in "${TARGETS[@]}"; do
     IFS='|' read -r tag top lists params <<< "$t"
     if [ ${#SEL[@]} -gt 0 ] && [[ ! " ${SEL[*]} " =~ " $tag " ]]; then continue; fi
+    if [ ${#SEL[@]} -eq 0 ] && [[ "$IN_TOPS" == *" $tag "* ]]; then
+      echo "yosys skip $tag (elaborated inside the tops)"; continue
+    fi
     check_target "$tag" "$top" "$lists" "$params" || fail=$((fail + 1))
   done
   # Self-test: the same check must reject a module with a latch.
