@@ -161,10 +161,10 @@ fn timing_layer_predicts_the_rtl_cycles_on_the_corpus_and_a_wrong_constant_fails
     eprintln!("Params::RTL:\n{}", ok.as_ref().unwrap_or_else(|e| e));
     assert!(ok.is_ok(), "{}", ok.unwrap_err());
 
-    // kdf_cmac without its CMAC subkey cache (L = AES(K, 0) on every derivation): the
-    // subkey-cache hit costs a full AES block. Encoded as a subkey check that always misses.
+    // kdf_cmac's aes_cipher_iter with a one-cycle S-box ROM (SboxLatency 1):
+    // aes_pipe_latency(128, 1) = 1 + 2·10 = 21 cycles per block instead of 31.
     let mut wrong_kdf = Params::RTL;
-    wrong_kdf.key.kdf.subkey_start_cycles += wrong_kdf.key.kdf.aes_cycles;
+    wrong_kdf.key.kdf.aes_cycles = 21;
     // The CTR AES pipeline 10 cycles shorter (E_K(J0) and keystream earlier).
     let mut wrong_aes = Params::RTL;
     wrong_aes.crypto.aes_latency -= 10;
@@ -178,7 +178,7 @@ fn timing_layer_predicts_the_rtl_cycles_on_the_corpus_and_a_wrong_constant_fails
     let mut wrong_ghash = Params::RTL;
     wrong_ghash.crypto.ghash_latency -= 1;
     for (name, p) in [
-        ("kdf_cmac subkey cache never hits", wrong_kdf),
+        ("kdf_cmac AES block 21 cycles", wrong_kdf),
         ("CTR AES latency 21", wrong_aes),
         ("4 jobs in flight", wrong_jobs),
         ("parse latency 3", wrong_parse),
