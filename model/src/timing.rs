@@ -342,7 +342,7 @@ impl Default for Params {
 // Frames, as the functional model sees them
 // ------------------------------------------------------------------------------------------
 
-/// A derived-key cache tag (`ktag_t` in `rocesec_protect_key.sv`).
+/// A derived-key cache tag (`rocesec_pkg::key_tag_t` in `rocesec_key_cache.sv`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CacheTag {
     /// A packet key (per-QP or sub-region node) of (PD, epoch).
@@ -612,7 +612,7 @@ enum KeyState {
     Idle,
     /// `StDecide` for `left` more cycles.
     Decide(u64),
-    /// `StLook` for `left` more cycles.
+    /// `StKey`, lookup cycle (`look_cycles`; a hit answers in it), for `left` more cycles.
     Look(u64),
     /// In `StKey` after the lookup cycle of a miss for `left` more cycles, of which the first
     /// `busy` have the cache's `busy_o` high (all but its `StRsp` cycle).
@@ -660,7 +660,11 @@ impl Key {
             CacheTag::Key(pd, ep, KeyRef::Node { gid, rkey, .. }) => {
                 let mr = CacheTag::Mr(pd, ep, gid, rkey);
                 if !self.cache_hit(&mr) {
-                    cycles = cycles.saturating_add(self.derive(kdf, Parent::Pd(pd, ep), kdf.mr_msg_bytes));
+                    cycles = cycles.saturating_add(self.derive(
+                        kdf,
+                        Parent::Pd(pd, ep),
+                        kdf.mr_msg_bytes,
+                    ));
                     self.insert(mr);
                 }
                 self.derive(kdf, Parent::Mr(mr), kdf.node_msg_bytes)
@@ -1173,9 +1177,28 @@ mod tests {
         assert_eq!(k.derivation_cycles(33, false), 1 + 1 + 31 + 3 * 32 + 2);
         assert_eq!(k.derivation_cycles(24, true), 1 + 1 + 2 * 32 + 2);
         assert_eq!(k.h_cycles(), 1 + 32 + 2);
-        let qp = |pd, qpn| CacheTag::Key(pd, 0, KeyRef::Qp { gid: [1; 16], qpn, salt: 0 });
+        let qp = |pd, qpn| {
+            CacheTag::Key(
+                pd,
+                0,
+                KeyRef::Qp {
+                    gid: [1; 16],
+                    qpn,
+                    salt: 0,
+                },
+            )
+        };
         let node = |pd, index| {
-            CacheTag::Key(pd, 0, KeyRef::Node { gid: [2; 16], rkey: 7, level: 1, index })
+            CacheTag::Key(
+                pd,
+                0,
+                KeyRef::Node {
+                    gid: [2; 16],
+                    rkey: 7,
+                    level: 1,
+                    index,
+                },
+            )
         };
         let mut s = key_stage(8);
         let tail = k.h_cycles() + k.rsp_cycles;
