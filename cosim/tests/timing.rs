@@ -4,8 +4,8 @@
 //!
 //! Two tiers: the goal (total cycles within 2 % per mode, per-packet latency error
 //! bounded), and drift detection: the model is cycle-exact on the corpus today, so every packet's
-//! latency and the KDF's busy cycles must equal the RTL's. A change of the RTL's timing (e.g. the
-//! KDF moving to an iterative AES) fails here until the named constant in
+//! latency and the KDF's busy cycles must equal the RTL's. A change of the RTL's timing (e.g. a
+//! change of `kdf_cmac`'s states or of the AES it iterates) fails here until the named constant in
 //! `rocesec_model::timing::Params::RTL` is updated. Then the same RTL runs against models with
 //! one deliberately wrong constant each, which must fail the check (so the check can fail).
 #![allow(clippy::unwrap_used)]
@@ -161,9 +161,10 @@ fn timing_layer_predicts_the_rtl_cycles_on_the_corpus_and_a_wrong_constant_fails
     eprintln!("Params::RTL:\n{}", ok.as_ref().unwrap_or_else(|e| e));
     assert!(ok.is_ok(), "{}", ok.unwrap_err());
 
-    // A KDF built from a faster AES (what the kdf_cmac refactor changes): 21-cycle pipeline.
+    // kdf_cmac's aes_cipher_iter with a one-cycle S-box ROM (SboxLatency 1):
+    // aes_pipe_latency(128, 1) = 1 + 2·10 = 21 cycles per block instead of 31.
     let mut wrong_kdf = Params::RTL;
-    wrong_kdf.key.kdf.aes_call_cycles = 1 + 21;
+    wrong_kdf.key.kdf.aes_cycles = 21;
     // The CTR AES pipeline 10 cycles shorter (E_K(J0) and keystream earlier).
     let mut wrong_aes = Params::RTL;
     wrong_aes.crypto.aes_latency -= 10;
@@ -177,7 +178,7 @@ fn timing_layer_predicts_the_rtl_cycles_on_the_corpus_and_a_wrong_constant_fails
     let mut wrong_ghash = Params::RTL;
     wrong_ghash.crypto.ghash_latency -= 1;
     for (name, p) in [
-        ("KDF AES call 22 cycles", wrong_kdf),
+        ("kdf_cmac AES block 21 cycles", wrong_kdf),
         ("CTR AES latency 21", wrong_aes),
         ("4 jobs in flight", wrong_jobs),
         ("parse latency 3", wrong_parse),
