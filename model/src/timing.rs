@@ -620,8 +620,6 @@ enum KeyState {
         left: u64,
         busy: u64,
     },
-    /// rocesec_key_cache's `StRsp`: the derived key is handed over.
-    Answer,
     Job,
     Final,
 }
@@ -985,7 +983,6 @@ pub fn predict(
                     KeyState::Job
                 };
             }
-            KeyState::Answer => key.state = KeyState::Job,
             KeyState::Job => {
                 if in_flight0 < p.emit.jobs {
                     job_vis[key.cur] = c + 1;
