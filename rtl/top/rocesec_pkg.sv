@@ -56,7 +56,7 @@ package rocesec_pkg;
   localparam logic [15:0] RegCountBase   = 16'h0800;  // counters (read)
   localparam logic [15:0] RegCtrl        = 16'h0C00;  // verify: bit 0 store-and-forward
 
-  // Stage latencies in clock cycles (mirrored by cosim/src/rtl/rocesec_protect.rs)
+  // Stage latencies in clock cycles (mirrored by model/src/timing.rs Params::RTL)
   localparam int unsigned ParseLatency = 2;  // tlast edge -> desc_valid_o
   localparam int unsigned GhashLatency = 4;  // ghash_core, MulStages = 2
   localparam int unsigned IcrcLatency  = 2;  // roce_parse_icrc beat -> icrc_o
