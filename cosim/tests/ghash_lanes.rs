@@ -61,9 +61,9 @@ fn run(dut: &mut GhashLanes, msgs: &[Msg], idle: u64, rng: &mut SplitMix64) -> R
     let mut edge = 0u64;
     let mut beats = 0u64;
     let check = |out: Option<(u16, Block)>,
-                     edge: u64,
-                     due: &mut VecDeque<(u16, u64)>,
-                     hashes: &mut Vec<Block>| {
+                 edge: u64,
+                 due: &mut VecDeque<(u16, u64)>,
+                 hashes: &mut Vec<Block>| {
         if let Some((tag, h)) = out {
             let (etag, at) = due.pop_front().expect("unexpected hash");
             assert_eq!(tag, etag, "order/sideband");
@@ -308,5 +308,8 @@ fn fault_is_caught() {
         cases.len()
     );
     assert!(bad > 0, "FAULT_GHASH went unnoticed by the random messages");
-    assert!(wbad > 0, "FAULT_GHASH went unnoticed by the wycheproof tags");
+    assert!(
+        wbad > 0,
+        "FAULT_GHASH went unnoticed by the wycheproof tags"
+    );
 }
