@@ -102,6 +102,15 @@ fn hexdump(b: &[u8]) -> String {
         .collect()
 }
 
+/// Index of the first byte where `a` and `b` differ (the shorter length if one is a prefix of
+/// the other). Used by both directions' mismatch reports.
+pub fn first_difference(a: &[u8], b: &[u8]) -> usize {
+    a.iter()
+        .zip(b)
+        .position(|(x, y)| x != y)
+        .unwrap_or(a.len().min(b.len()))
+}
+
 /// Compare one RTL output frame with the model; `Err(report)` on disagreement.
 fn compare(model: &mut Protector, i: usize, f: &[u8], o: &OutFrame) -> Result<(), String> {
     let explain = model.explain(f);
@@ -117,11 +126,7 @@ fn compare(model: &mut Protector, i: usize, f: &[u8], o: &OutFrame) -> Result<()
                     o.tuser
                 );
             } else if bytes != o.data {
-                let d = bytes
-                    .iter()
-                    .zip(&o.data)
-                    .position(|(a, b)| a != b)
-                    .unwrap_or(bytes.len().min(o.data.len()));
+                let d = first_difference(&bytes, &o.data);
                 let _ = writeln!(
                     r,
                     "frame {i}: output differs at byte {d} (model {} bytes, RTL {} bytes): model {:02x?} RTL {:02x?}",

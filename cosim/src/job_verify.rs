@@ -242,11 +242,7 @@ fn compare(
                 if (reason, fwd) != (0, fwd_code(kind)) {
                     let _ = write!(m, "model forwards ({kind:?}), RTL tuser {:#04x}", o.tuser);
                 } else if bytes != o.data {
-                    let d = bytes
-                        .iter()
-                        .zip(&o.data)
-                        .position(|(a, b)| a != b)
-                        .unwrap_or(bytes.len().min(o.data.len()));
+                    let d = crate::job::first_difference(&bytes, &o.data);
                     let _ = write!(
                         m,
                         "output differs at byte {d} (model {} bytes, RTL {})\n  model {}\n  RTL   {}",
