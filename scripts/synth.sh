@@ -38,6 +38,8 @@ TARGETS=(
   "roce_icrc_1|roce_icrc_syn|rtl/roce/roce_icrc.f syn/roce_icrc_syn.sv|-set Lanes 1"
   "rocesec_protect_1|rocesec_protect_syn|rtl/top/rocesec_protect_axil.f syn/rocesec_protect_syn.sv|"
   "rocesec_verify_1|rocesec_verify_syn|rtl/top/rocesec_verify_axil.f syn/rocesec_verify_syn.sv|"
+  "rocesec_protect_1_q16|rocesec_protect_syn|rtl/top/rocesec_protect_axil.f syn/rocesec_protect_syn.sv|-set NumQps 16"
+  "rocesec_verify_1_q16|rocesec_verify_syn|rtl/top/rocesec_verify_axil.f syn/rocesec_verify_syn.sv|-set NumQps 16"
 )
 
 PNR=0

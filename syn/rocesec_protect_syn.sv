@@ -10,7 +10,9 @@
 `resetall
 `default_nettype none
 
-module rocesec_protect_syn (
+module rocesec_protect_syn #(
+  parameter int unsigned NumQps = 128  // QP state entries of the top (synthesis sweeps it)
+) (
   input  wire logic        clk_i,
   input  wire logic        rst_ni,
   input  wire logic        shift_i,     // shift din_i into the input register
@@ -59,7 +61,8 @@ module rocesec_protect_syn (
   logic [7:0]   m_tuser;
 
   rocesec_protect_axil #(
-    .LANES (1)
+    .LANES  (1),
+    .NumQps (NumQps)
   ) u_dut (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),

@@ -10,7 +10,9 @@
 `resetall
 `default_nettype none
 
-module rocesec_verify_syn (
+module rocesec_verify_syn #(
+  parameter int unsigned NumQps = 128  // QP state entries of the top (synthesis sweeps it)
+) (
   input  wire logic        clk_i,
   input  wire logic        rst_ni,
   input  wire logic        shift_i,     // shift din_i into the input register
@@ -59,7 +61,8 @@ module rocesec_verify_syn (
   logic [7:0]   m_tuser;
 
   rocesec_verify_axil #(
-    .LANES (1)
+    .LANES  (1),
+    .NumQps (NumQps)
   ) u_dut (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),
