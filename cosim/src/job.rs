@@ -327,10 +327,17 @@ pub struct Options {
 /// The synthesis report, embedded at build time (`scripts/synth.sh` regenerates it).
 const SYNTHESIS_MD: &str = include_str!("../../docs/synthesis.md");
 
-/// Fmax in MHz of the protect top from a docs/synthesis.md table: the row whose block is
-/// `rocesec_protect` (optionally `rocesec_protect_<lanes>`), column `Fmax (MHz)`. `None` when
-/// there is no such row or its Fmax is not a number (place and route not run).
+/// Fmax in MHz of the protect top from a docs/synthesis.md table (see [`top_fmax_mhz`]).
 pub fn protect_fmax_mhz(table: &str) -> Option<f64> {
+    top_fmax_mhz(table, "rocesec_protect").map(|(_, f)| f)
+}
+
+/// Fmax in MHz of a top (`rocesec_protect`, `rocesec_verify`) from a docs/synthesis.md table, with
+/// the name of the row it came from. Rows named `<top>`, `<top>_<lanes>` and
+/// `<top>_<lanes>_q<entries>` (a synthesis with a smaller QP state table) are considered, column
+/// `Fmax (MHz)`; a row without the `_q` suffix (the configuration the co-simulation runs) wins over
+/// one with it. `None` when no such row has a numeric Fmax (place and route not run).
+pub fn top_fmax_mhz(table: &str, top: &str) -> Option<(String, f64)> {
     let cells = |l: &str| -> Vec<String> {
         l.trim()
             .trim_matches('|')
@@ -338,7 +345,9 @@ pub fn protect_fmax_mhz(table: &str) -> Option<f64> {
             .map(|c| c.trim().trim_matches('`').to_string())
             .collect()
     };
+    let digits = |r: &str| !r.is_empty() && r.chars().all(|ch| ch.is_ascii_digit());
     let mut col = None;
+    let mut best: Option<(bool, String, f64)> = None; // (exact configuration, row, MHz)
     for line in table.lines().filter(|l| l.trim_start().starts_with('|')) {
         let c = cells(line);
         if let Some(i) = c.iter().position(|h| h.starts_with("Fmax")) {
@@ -346,17 +355,30 @@ pub fn protect_fmax_mhz(table: &str) -> Option<f64> {
             continue;
         }
         let name = c.first().map_or("", |s| s.as_str());
-        let is_top = name == "rocesec_protect"
-            || name
-                .strip_prefix("rocesec_protect_")
-                .is_some_and(|r| !r.is_empty() && r.chars().all(|ch| ch.is_ascii_digit()));
-        if is_top {
-            return col
-                .and_then(|i| c.get(i))
-                .and_then(|v| v.parse::<f64>().ok());
+        let (is_top, exact) = if name == top {
+            (true, true)
+        } else if let Some(r) = name.strip_prefix(top).and_then(|r| r.strip_prefix('_')) {
+            match r.split_once("_q") {
+                None => (digits(r), true),
+                Some((l, q)) => (digits(l) && digits(q), false),
+            }
+        } else {
+            (false, false)
+        };
+        if !is_top {
+            continue;
+        }
+        let Some(f) = col
+            .and_then(|i| c.get(i))
+            .and_then(|v| v.parse::<f64>().ok())
+        else {
+            continue;
+        };
+        if best.as_ref().is_none_or(|b| exact && !b.0) {
+            best = Some((exact, name.to_string(), f));
         }
     }
-    None
+    best.map(|(_, n, f)| (n, f))
 }
 
 /// Gb/s of `bytes` in `cycles` at `fmax_mhz`.
@@ -502,7 +524,8 @@ pub fn run(
         }
     }
     let (mn, mean, mx) = stats(&all_lat);
-    let fmax = protect_fmax_mhz(SYNTHESIS_MD);
+    let fmax_row = top_fmax_mhz(SYNTHESIS_MD, "rocesec_protect");
+    let fmax = fmax_row.as_ref().map(|(_, f)| *f);
     let rate = |b: u64, c: u64| fmax.map_or("n/a".to_string(), |f| format!("{:.2}", gbps(b, c, f)));
     for (m, a, b) in &by_mode {
         writeln!(
@@ -536,9 +559,10 @@ pub fn run(
         acc.max_abs_pct,
         match fmax {
             Some(f) => format!(
-                "RTL {} model {} (input bytes, Fmax {f} MHz of rocesec_protect in docs/synthesis.md)",
+                "RTL {} model {} (input bytes, Fmax {f} MHz of row {} in docs/synthesis.md)",
                 rate(bytes, cycles),
-                rate(bytes, acc.model_cycles)
+                rate(bytes, acc.model_cycles),
+                fmax_row.as_ref().map_or("", |(n, _)| n.as_str()),
             ),
             None => "n/a (no rocesec_protect row with an Fmax in docs/synthesis.md yet)".to_string(),
         },
@@ -602,4 +626,35 @@ fn plot(path: &Path, results: &[UnitResult]) -> Result<(), String> {
     .map_err(|x| e(&x))?;
     root.present().map_err(|x| e(&x))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::top_fmax_mhz;
+
+    const HEAD: &str = "| block | params | LUT4 | Fmax (MHz) |\n|---|---|---:|---:|\n";
+
+    #[test]
+    fn fmax_row_prefers_the_simulated_configuration() {
+        let q = format!("{HEAD}| `rocesec_protect_1_q16` | `x` | 1 | 95.5 |\n");
+        assert_eq!(
+            top_fmax_mhz(&q, "rocesec_protect"),
+            Some(("rocesec_protect_1_q16".to_string(), 95.5))
+        );
+        let both = format!("{q}| `rocesec_protect_1` | `x` | 1 | 90.25 |\n");
+        assert_eq!(
+            top_fmax_mhz(&both, "rocesec_protect"),
+            Some(("rocesec_protect_1".to_string(), 90.25))
+        );
+        // The exact configuration without P&R does not hide the q16 number.
+        let no_pnr = format!("{q}| `rocesec_protect_1` | `x` | 1 | n/a |\n");
+        assert_eq!(
+            top_fmax_mhz(&no_pnr, "rocesec_protect").map(|r| r.1),
+            Some(95.5)
+        );
+        // Other tops and malformed suffixes are not taken.
+        assert_eq!(top_fmax_mhz(&q, "rocesec_verify"), None);
+        let bad = format!("{HEAD}| `rocesec_protect_1_qx` | `x` | 1 | 95.5 |\n");
+        assert_eq!(top_fmax_mhz(&bad, "rocesec_protect"), None);
+    }
 }
