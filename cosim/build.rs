@@ -51,6 +51,25 @@ const MODELS: &[Model] = &[
         defines: &[],
     },
     Model {
+        name: "aes_cipher_pipe_128_tower",
+        module: "aes_cipher_pipe",
+        filelist: "aes/aes_cipher_pipe.f",
+        params: &[("KeyLen", "128"), ("TagWidth", "16"), ("SboxTower", "1'b1")],
+        defines: &[],
+    },
+    Model {
+        name: "aes_cipher_pipe_256_tower_l1",
+        module: "aes_cipher_pipe",
+        filelist: "aes/aes_cipher_pipe.f",
+        params: &[
+            ("KeyLen", "256"),
+            ("TagWidth", "16"),
+            ("SboxTower", "1'b1"),
+            ("SboxLatency", "1"),
+        ],
+        defines: &[],
+    },
+    Model {
         name: "aes_cipher_pipe_fault",
         module: "aes_cipher_pipe",
         filelist: "aes/aes_cipher_pipe.f",

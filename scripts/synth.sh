@@ -29,6 +29,7 @@ mkdir -p "$OUT" "$RES"
 TARGETS=(
   "aes_cipher_pipe_128|aes_cipher_pipe_syn|rtl/aes/aes_cipher_pipe.f syn/aes_cipher_pipe_syn.sv|-set KeyLen 128"
   "aes_cipher_pipe_256|aes_cipher_pipe_syn|rtl/aes/aes_cipher_pipe.f syn/aes_cipher_pipe_syn.sv|-set KeyLen 256"
+  "aes_cipher_pipe_128_tower|aes_cipher_pipe_syn|rtl/aes/aes_cipher_pipe.f syn/aes_cipher_pipe_syn.sv|-set KeyLen 128 -set SboxTower 1"
   "ghash_mul_2|ghash_mul_syn|rtl/ghash/ghash_mul.f syn/ghash_mul_syn.sv|-set NumStages 2"
   "ghash_core|ghash_core_syn|rtl/ghash/ghash_core.f syn/ghash_core_syn.sv|"
   "ghash_lanes_1|ghash_lanes_syn|rtl/ghash/ghash_lanes.f syn/ghash_lanes_syn.sv|-set LANES 1"

@@ -8,7 +8,8 @@
 `default_nettype none
 
 module aes_cipher_pipe_syn #(
-  parameter int unsigned KeyLen = 128
+  parameter int unsigned KeyLen    = 128,
+  parameter bit          SboxTower = 1'b0
 ) (
   input  wire logic       clk_i,
   input  wire logic       rst_ni,
@@ -33,8 +34,9 @@ module aes_cipher_pipe_syn #(
   end
 
   aes_cipher_pipe #(
-    .KeyLen   (KeyLen),
-    .TagWidth (8)
+    .KeyLen    (KeyLen),
+    .TagWidth  (8),
+    .SboxTower (SboxTower)
   ) u_dut (
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),

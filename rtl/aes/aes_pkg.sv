@@ -38,6 +38,52 @@ package aes_pkg;
     aes_sbox_fn = SBOX[{x, 3'b000} +: 8];
   endfunction
 
+  /////////////////////////////////////
+  // S-box in the tower field (LUTs) //
+  /////////////////////////////////////
+
+  // S(x) = A(x^-1) ^ 0x63 computed in GF((2^4)^2) = GF(16)[Y]/(Y^2 + Y + 8), GF(16) =
+  // GF(2)[z]/(z^4 + z + 1): a = ah*Y + al has the inverse (ah*d^-1)*Y + (ah^al)*d^-1 with
+  // d = 8*ah^2 ^ ah*al ^ al^2. The isomorphism into the tower (TowerMap: out bit j =
+  // parity(x & row j), row j at bits [8j +: 8]) and back out of it with the affine map A folded
+  // in (TowerUnmap) are derived and checked against all 256 FIPS 197 values by
+  // scripts/derive_sbox_tower.py. Logic only (no ROM), for when block RAM runs out.
+  // Row j at bits [8j +: 8].
+  localparam logic [63:0] TowerMap   = 64'ha0_ac_d2_70_18_fc_04_a1;
+  localparam logic [63:0] TowerUnmap = 64'h06_d0_ee_3b_25_69_3f_45;
+  localparam logic [63:0] Gf16Inv = 64'h8_3_4_a_5_c_2_f_6_7_b_d_e_9_1_0;  // entry x at [4x +: 4]
+
+  function automatic logic [7:0] aes_parity_map(logic [63:0] rows, logic [7:0] x);
+    for (int j = 0; j < 8; j++) aes_parity_map[j] = ^(x & rows[8 * j +: 8]);
+  endfunction
+
+  // Product in GF(16) mod z^4 + z + 1.
+  function automatic logic [3:0] aes_gf16_mul(logic [3:0] a, logic [3:0] b);
+    logic [6:0] p;
+    p = '0;
+    for (int k = 0; k < 4; k++) if (b[k]) p = p ^ (7'(a) << k);
+    for (int k = 6; k >= 4; k--) if (p[k]) p = p ^ (7'h13 << (k - 4));
+    aes_gf16_mul = p[3:0];
+  endfunction
+
+  // First half: {ah, al, d} of the tower image of x (12 bits).
+  function automatic logic [11:0] aes_sbox_tower_in(logic [7:0] x);
+    logic [7:0] t;
+    logic [3:0] d;
+    t = aes_parity_map(TowerMap, x);
+    d = aes_gf16_mul(aes_gf16_mul(t[7:4], t[7:4]), 4'h8) ^ aes_gf16_mul(t[7:4], t[3:0]) ^
+        aes_gf16_mul(t[3:0], t[3:0]);
+    aes_sbox_tower_in = {t, d};
+  endfunction
+
+  // Second half: d^-1, the two products, back out of the tower, affine constant.
+  function automatic logic [7:0] aes_sbox_tower_out(logic [11:0] m);
+    logic [3:0] di;
+    di = Gf16Inv[{m[3:0], 2'b00} +: 4];
+    aes_sbox_tower_out = aes_parity_map(TowerUnmap, {aes_gf16_mul(m[11:8], di),
+                                                     aes_gf16_mul(m[11:8] ^ m[7:4], di)}) ^ 8'h63;
+  endfunction
+
   ////////////////////
   // GF(2^8) helpers //
   ////////////////////

@@ -36,6 +36,7 @@ pub struct AesOut {
 pub struct AesCipherPipe {
     sim: Sim,
     key_bytes: usize,
+    sbox_latency: usize,
     en: Port,
     in_valid: Port,
     in_tag: Port,
@@ -53,14 +54,20 @@ impl AesCipherPipe {
     /// If `top` is not an `aes_cipher_pipe` variant.
     pub fn new(top: Top) -> Self {
         let key_bytes = match top {
-            Top::AesCipherPipe128 | Top::AesCipherPipeFault => 16,
-            Top::AesCipherPipe256 => 32,
+            Top::AesCipherPipe128 | Top::AesCipherPipeFault | Top::AesCipherPipe128Tower => 16,
+            Top::AesCipherPipe256 | Top::AesCipherPipe256TowerL1 => 32,
             #[allow(unreachable_patterns)]
             _ => panic!("{} is not an aes_cipher_pipe variant", top.name()),
+        };
+        let sbox_latency = if top == Top::AesCipherPipe256TowerL1 {
+            1
+        } else {
+            2
         };
         let sim = Sim::new(top);
         let mut s = Self {
             key_bytes,
+            sbox_latency,
             en: sim.pin("en_i"),
             in_valid: sim.pin("in_valid_i"),
             in_tag: sim.pin("in_tag_i"),
@@ -73,6 +80,14 @@ impl AesCipherPipe {
         };
         s.reset();
         s
+    }
+
+    /// Pipeline latency of this build in cycles of `en_i` high: `1 + (SboxLatency + 1)·Nr`
+    /// (`aes_pkg::aes_pipe_latency`): 31 / 43 for AES-128 / AES-256 at `SboxLatency = 2`, 29 for
+    /// the AES-256 build with `SboxLatency = 1`.
+    pub fn latency(&self) -> usize {
+        let nr = if self.key_bytes == 32 { 14 } else { 10 };
+        1 + (self.sbox_latency + 1) * nr
     }
 
     /// Key length of this build in bytes.

@@ -87,6 +87,8 @@ models! {
     AesCipherPipe128 => "aes_cipher_pipe_128",
     AesCipherPipe256 => "aes_cipher_pipe_256",
     AesCipherPipeFault => "aes_cipher_pipe_fault",
+    AesCipherPipe128Tower => "aes_cipher_pipe_128_tower",
+    AesCipherPipe256TowerL1 => "aes_cipher_pipe_256_tower_l1",
     GhashMul1 => "ghash_mul_1",
     GhashMul2 => "ghash_mul_2",
     GhashMul3 => "ghash_mul_3",
