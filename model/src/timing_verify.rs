@@ -177,8 +177,8 @@ pub struct FrameProfile {
     /// `Some` when stage `key` processes the frame, `None` when it forwards it unchanged or
     /// rejects it on the header.
     pub process: Option<Process>,
-    /// The QP of a frame with a SecHdr (`d_q.sec_valid`, `qp_match`), for the decide-ahead
-    /// conflicts.
+    /// The QP (destination GID, QPN) of a frame whose descriptor has `sec_valid`, for the
+    /// decide-ahead conflicts (see `raw_descriptor`: also for a frame parse rejects).
     pub qp: Option<QpId>,
     /// SecHdr PN.
     pub pn: u64,
@@ -227,17 +227,74 @@ pub fn profile(
             _ => None,
         };
         let rejected = v.verify(f).is_err();
+        let (qp, pn, op) = raw_descriptor(h, window);
+        // dec_write_first / wcont: RC, UC or XRC (service = opcode[7:5] 0, 1, 5), WRITE First
+        // (low 0x06) / Middle, Last, Last with immediate (0x07..0x09)
+        let rw = matches!(op >> 5, 0 | 1 | 5);
         out.push(FrameProfile {
             len: f.len(),
             process,
-            qp: d.as_ref().and_then(|d| d.qp),
-            pn: d.as_ref().map_or(0, |d| d.pn),
-            write_first: d.as_ref().is_some_and(|d| d.write_first),
-            write_cont: d.as_ref().is_some_and(|d| d.write_cont),
+            qp,
+            pn,
+            write_first: rw && op & 0x1f == 0x06,
+            write_cont: rw && matches!(op & 0x1f, 0x07..=0x09),
             rejected,
         });
     }
     Ok(out)
+}
+
+/// The descriptor fields the key stage's decide-ahead check reads, as `roce_parse.sv` extracts
+/// them: from fixed offsets of the header window whatever the frame's kind (a frame the parser
+/// calls not-RoCE or malformed still carries `sec_valid`, `dest_gid`, `dest_qp` and `sec_pn`),
+/// so a tampered copy of a pending frame waits for its verdict like the frame itself.
+/// Returns (the QP of a frame with `sec_valid` (BTH TVer = 1), SecHdr PN, BTH opcode).
+fn raw_descriptor(f: &[u8], window: usize) -> (Option<QpId>, u64, u8) {
+    let b = |o: usize| -> u8 {
+        if o < window {
+            f.get(o).copied().unwrap_or(0)
+        } else {
+            0
+        }
+    };
+    let be16 = |o: usize| (u16::from(b(o)) << 8) | u16::from(b(o + 1));
+    let is_vlan = |t: u16| t == 0x8100 || t == 0x88a8;
+    // l2_of: up to two 802.1Q / 802.1ad tags
+    let mut ethertype = be16(12);
+    let mut ip_off = 14;
+    if is_vlan(ethertype) {
+        ethertype = be16(16);
+        ip_off = 18;
+        if is_vlan(ethertype) {
+            ethertype = be16(20);
+            ip_off = 22;
+        }
+    }
+    let ipv6 = ethertype == 0x86dd;
+    let hl = if ipv6 {
+        40
+    } else {
+        usize::from(b(ip_off) & 0x0f) * 4
+    };
+    let mut gid = [0u8; 16];
+    for (i, g) in gid.iter_mut().enumerate() {
+        *g = if ipv6 {
+            b(ip_off + 24 + i)
+        } else if i < 10 {
+            0
+        } else if i < 12 {
+            0xff
+        } else {
+            b(ip_off + 16 + i - 12)
+        };
+    }
+    let udp = ip_off + hl;
+    let bth = udp + 8;
+    let opcode = b(bth);
+    let sec_valid = b(bth + 1) & 0x0f == 1;
+    let qpn = (u32::from(b(bth + 5)) << 16) | (u32::from(b(bth + 6)) << 8) | u32::from(b(bth + 7));
+    let pn = (0..6).fold(0u64, |a, i| (a << 8) | u64::from(b(udp + 22 + i)));
+    (sec_valid.then_some((gid, qpn)), pn, opcode)
 }
 
 // ------------------------------------------------------------------------------------------
