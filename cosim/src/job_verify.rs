@@ -72,7 +72,7 @@ pub fn tamper(f: &[u8], rng: &mut SplitMix64) -> Option<(&'static str, Vec<u8>)>
                         IpVersion::V4 => matches!(ipo, 1 | 2 | 3 | 8 | 10 | 11),
                         IpVersion::V6 => matches!(ipo, 0..=5 | 7),
                     };
-                    !(masked_ip && o < p.udp_off)
+                    (!masked_ip || o >= p.udp_off)
                         && !(p.udp_off + 4..p.udp_off + 8).contains(&o)
                         && o != p.bth_off + 4
                 })
@@ -375,14 +375,13 @@ pub fn run_stream(
     res
 }
 
+/// A named stream of frames ("genuine" or "tamper").
+pub type Stream = (&'static str, Vec<Vec<u8>>);
+
 /// The two streams of a unit in its mode: the key file forced to the unit's mode, then
 /// ("genuine", the frames as the model's protector sends them) and ("tamper", the same with
 /// attacks mixed in, from `seed`).
-pub fn streams(
-    keys: &KeyFile,
-    unit: &Unit,
-    seed: u64,
-) -> (KeyFile, Vec<(&'static str, Vec<Vec<u8>>)>) {
+pub fn streams(keys: &KeyFile, unit: &Unit, seed: u64) -> (KeyFile, Vec<Stream>) {
     let mut k = keys.clone();
     k.force_mode(unit.mode);
     let genuine = protect_all(&k, &unit.frames);

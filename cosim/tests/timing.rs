@@ -248,7 +248,8 @@ fn verify_runs(traffic: Traffic) -> Vec<VRun> {
     let modes = [Mode::HeaderAuth, Mode::PacketAuth, Mode::Aead];
     let units = job::units(&default_corpus(), &modes).unwrap();
     assert!(units.len() >= 35 * 3, "corpus missing");
-    let work: Vec<(u64, KeyFile, &'static str, Vec<Vec<u8>>, VerifyMode)> = units
+    type Work = (u64, KeyFile, &'static str, Vec<Vec<u8>>, VerifyMode);
+    let work: Vec<Work> = units
         .iter()
         .enumerate()
         .flat_map(|(i, u)| {
