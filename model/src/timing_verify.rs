@@ -139,6 +139,11 @@ impl Default for Params {
     }
 }
 
+/// Cycles the co-simulation driver keeps clocking after the last expected frame when fewer
+/// frames leave than enter (store-and-forward drops), watching for an extra frame
+/// (`RocesecProtect::run_expect`); it counts `kdf_busy_o` in them too.
+pub const DRIVER_TAIL: u64 = 64;
+
 /// Output mode of the verify top (control register 0x0C00 bit 0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OutMode {
@@ -330,7 +335,9 @@ pub struct Prediction {
     /// Cycles of the run as the co-simulation driver counts them: up to and including the later
     /// of the last output beat and the last input beat accepted.
     pub cycles: u64,
-    /// Cycles the KDF was busy (the RTL's `kdf_busy_o`).
+    /// Cycles the KDF was busy (the RTL's `kdf_busy_o`), counted as the co-simulation driver
+    /// counts them: over the run's `cycles`, plus [`DRIVER_TAIL`] cycles when a frame is
+    /// discarded (a derivation for a trailing rejected frame may still be running then).
     pub kdf_cycles: u64,
     /// Cycles stage `key` spent in `StDecide` waiting for a conflicting frame's verdict.
     pub conflict_cycles: u64,
@@ -419,11 +426,9 @@ enum KeyState {
     Decide(u64),
     /// `StKey`, lookup cycle(s).
     Look(u64),
-    /// `StKey` on a miss after the lookup, `left` cycles of which `busy` with `busy_o` high.
-    Kdf {
-        left: u64,
-        busy: u64,
-    },
+    /// `StKey` on a miss after the lookup, for `left` more cycles (all but the last with the
+    /// cache's `busy_o` high).
+    Kdf(u64),
     /// `StJob`.
     Job,
 }
@@ -433,7 +438,8 @@ struct Key {
     state: KeyState,
     cur: usize,
     cache: KeyCache,
-    kdf_cycles: u64,
+    /// KDF busy intervals (first cycle, cycles).
+    kdf_busy: Vec<(u64, u64)>,
     conflict_cycles: u64,
     /// Verdict queue: frames `vq_head..vq_tail` decided, verdict pending.
     vq_head: usize,
@@ -507,7 +513,7 @@ pub fn predict(
         state: KeyState::Idle,
         cur: 0,
         cache: KeyCache::new(kp.cache_entries),
-        kdf_cycles: 0,
+        kdf_busy: Vec::new(),
         conflict_cycles: 0,
         vq_head: 0,
         vq_tail: 0,
@@ -788,22 +794,15 @@ pub fn predict(
                 if let Some(pr) = frames[key.cur].process {
                     if !key.cache.cache_hit(&pr.key) {
                         let left = key.cache.miss(kdf, &pr.key);
-                        key.state = KeyState::Kdf {
-                            left,
-                            busy: left.saturating_sub(kdf.rsp_cycles),
-                        };
+                        let busy = left.saturating_sub(kdf.rsp_cycles);
+                        key.kdf_busy.push((c + 1, busy));
+                        key.state = KeyState::Kdf(left);
                     }
                 }
             }
-            KeyState::Kdf { left, busy } => {
-                if busy > 0 {
-                    key.kdf_cycles += 1;
-                }
+            KeyState::Kdf(left) => {
                 key.state = if left > 1 {
-                    KeyState::Kdf {
-                        left: left - 1,
-                        busy: busy.saturating_sub(1),
-                    }
+                    KeyState::Kdf(left - 1)
                 } else {
                     KeyState::Job
                 };
@@ -864,7 +863,17 @@ pub fn predict(
     } else {
         last_out.max(parse.last_in) + 1
     };
-    res.kdf_cycles = key.kdf_cycles;
+    let horizon = res.cycles
+        + if res.frames.iter().any(|t| t.last_out.is_none()) {
+            DRIVER_TAIL
+        } else {
+            0
+        };
+    res.kdf_cycles = key
+        .kdf_busy
+        .iter()
+        .map(|&(a, l)| a.saturating_add(l).min(horizon).saturating_sub(a))
+        .sum();
     res.conflict_cycles = key.conflict_cycles;
     res
 }
