@@ -415,3 +415,92 @@ fn verify_timing_layer_holds_under_heavy_backpressure() {
     );
     assert!(ok.is_ok(), "{}", ok.unwrap_err());
 }
+
+/// An epoch rotation (as `cosim/tests/rocesec_verify.rs::epoch_rotation`: the sender moves to
+/// epoch + 1 mid-stream, frames held back arrive stale afterwards): epoch promotions are
+/// pending-frame conflicts the corpus streams do not have. Every packet that leaves exact, at
+/// both stimuli and in both output modes.
+#[test]
+fn verify_timing_layer_follows_an_epoch_rotation() {
+    use rocesec_model::engine::Protector;
+    let mut keys = KeyFile::demo().unwrap();
+    keys.force_mode(Mode::Aead);
+    keys.default.next_epoch = false;
+    let plain: Vec<Vec<u8>> = default_corpus()
+        .iter()
+        .flat_map(|p| rocesec_model::pcapio::read(p).unwrap())
+        .map(|r| r.data)
+        .take(300)
+        .collect();
+    let mut p = Protector::new(&keys).unwrap();
+    let (mut stream, mut old) = (Vec::new(), Vec::new());
+    for (i, f) in plain.iter().enumerate() {
+        if let Ok((_, b)) = p.protect(f) {
+            if i % 7 == 0 {
+                old.push(b);
+            } else {
+                stream.push(b);
+            }
+        }
+    }
+    assert!(p.set_epoch(None, keys.default.epoch + 1));
+    for f in &plain {
+        if let Ok((_, b)) = p.protect(f) {
+            stream.push(b);
+        }
+    }
+    stream.extend(old);
+    let mut vkeys = keys.clone();
+    vkeys.default.next_epoch = true;
+    // the stream exercises the decide-ahead waits (promotions, same PNs)
+    let prof = rocesec_model::timing_verify::profile(&VParams::RTL, &vkeys, &stream).unwrap();
+    assert!(prof.iter().any(|f| f.process.is_some_and(|p| p.promote)));
+    let pred = rocesec_model::timing_verify::predict(
+        &VParams::RTL,
+        &prof,
+        rocesec_model::timing_verify::OutMode::CutThrough,
+        TRAFFIC,
+        &mut SplitMix64::new(SEED),
+    );
+    assert!(pred.conflict_cycles > 0);
+    let mut report = format!(
+        "decide-ahead wait cycles (model): {}\n",
+        pred.conflict_cycles
+    );
+    let mut bad = Vec::new();
+    for t in [TRAFFIC, HEAVY] {
+        for mode in [VerifyMode::CutThrough, VerifyMode::StoreForward] {
+            let r = job_verify::run_stream(
+                Top::RocesecVerify1,
+                &vkeys,
+                &stream,
+                mode,
+                SEED,
+                t,
+                &VParams::RTL,
+            );
+            assert_eq!(r.mismatches, 0, "{:?}", r.report);
+            let a = r.accuracy;
+            report += &format!(
+                "{t:?} {}: RTL {} model {} cycles, exact {}/{} packets that leave, KDF {} / {}\n",
+                mode.name(),
+                a.rtl_cycles,
+                a.model_cycles,
+                a.exact,
+                a.frames,
+                r.kdf_cycles,
+                r.model_kdf_cycles
+            );
+            if a.rtl_cycles != a.model_cycles
+                || a.exact != a.frames
+                || a.frames != r.latency.len() as u64
+                || r.model_latency.len() != r.latency.len()
+                || r.kdf_cycles != r.model_kdf_cycles
+            {
+                bad.push(format!("{t:?} {}", mode.name()));
+            }
+        }
+    }
+    eprintln!("epoch rotation:\n{report}");
+    assert!(bad.is_empty(), "not exact: {bad:?}\n{report}");
+}
