@@ -4,6 +4,14 @@
 //! Per frame: the verdict (`m_axis_tuser`) and every output byte; in store-and-forward a frame
 //! the model rejects must not leave. Also the attack generator shared with
 //! `cosim/tests/rocesec_verify.rs`.
+//!
+//! Timing: every run also goes through the model's timing layer of the verify top
+//! (`rocesec_model::timing_verify`) with the same frames, output mode and seeded stimulus; the
+//! table and the summary put the model's cycles next to the RTL's with the error in percent, and
+//! per packet (first input beat to last output beat) the mean and largest |error|. A frame that
+//! store-and-forward discards never leaves: neither the driver nor the model has a latency for
+//! it, so the per-packet figures cover the frames that leave (paired in order), while the
+//! discarded ones still take their cycles in the pipeline and in the total.
 
 use crate::job::{Options, Unit};
 use crate::rtl::rocesec_protect::{OutFrame, RunResult, Traffic};
@@ -12,6 +20,8 @@ use crate::rtl::{SplitMix64, Top};
 use rocesec_model::engine::{Protector, Verifier};
 use rocesec_model::keys::KeyFile;
 use rocesec_model::roce::{self, icrc, opcode, Frame, IpVersion};
+use rocesec_model::timing::Accuracy;
+use rocesec_model::timing_verify::{self, OutMode, Params};
 use rocesec_model::verdict::Forward;
 use std::fmt::Write as _;
 
@@ -62,7 +72,7 @@ pub fn tamper(f: &[u8], rng: &mut SplitMix64) -> Option<(&'static str, Vec<u8>)>
                         IpVersion::V4 => matches!(ipo, 1 | 2 | 3 | 8 | 10 | 11),
                         IpVersion::V6 => matches!(ipo, 0..=5 | 7),
                     };
-                    !(masked_ip && o < p.udp_off)
+                    (!masked_ip || o >= p.udp_off)
                         && !(p.udp_off + 4..p.udp_off + 8).contains(&o)
                         && o != p.bth_off + 4
                 })
@@ -201,6 +211,16 @@ pub struct VerifyResult {
     pub cycles: u64,
     /// Per-frame latency of the frames that left (first input beat to last output beat).
     pub latency: Vec<u64>,
+    /// Cycles the RTL's KDF was busy.
+    pub kdf_cycles: u64,
+    /// Model (timing layer) cycles of the run; 0 when the model could not run.
+    pub model_cycles: u64,
+    /// Model latency of the frames that leave, in order (same definition as `latency`).
+    pub model_latency: Vec<u64>,
+    /// Cycles the model's KDF was busy.
+    pub model_kdf_cycles: u64,
+    /// Model against RTL: total cycles and per-packet latency.
+    pub accuracy: Accuracy,
     /// Frames that disagreed (0 or 1: a run stops at its first mismatch).
     pub mismatches: u64,
     /// The first mismatch.
@@ -273,7 +293,38 @@ fn compare(
     Ok(())
 }
 
-/// Run one stream through a fresh verify top in `mode`.
+/// The timing layer's output mode for a driver mode.
+pub fn out_mode(mode: VerifyMode) -> OutMode {
+    match mode {
+        VerifyMode::CutThrough => OutMode::CutThrough,
+        VerifyMode::StoreForward => OutMode::StoreForward,
+    }
+}
+
+/// The timing layer on one stream: (model cycles, latencies of the frames that leave, KDF busy
+/// cycles); `None` for a bad key file or a model that did not finish.
+pub fn predict_stream(
+    params: &Params,
+    keys: &KeyFile,
+    frames: &[Vec<u8>],
+    mode: VerifyMode,
+    seed: u64,
+    traffic: Traffic,
+) -> Option<(u64, Vec<u64>, u64)> {
+    let prof = timing_verify::profile(params, keys, frames).ok()?;
+    let pred = timing_verify::predict(
+        params,
+        &prof,
+        out_mode(mode),
+        traffic,
+        &mut SplitMix64::new(seed),
+    );
+    pred.complete
+        .then(|| (pred.cycles, pred.latencies(), pred.kdf_cycles))
+}
+
+/// Run one stream through a fresh verify top in `mode`, and through the timing layer with
+/// `params`.
 pub fn run_stream(
     top: Top,
     keys: &KeyFile,
@@ -281,6 +332,7 @@ pub fn run_stream(
     mode: VerifyMode,
     seed: u64,
     traffic: Traffic,
+    params: &Params,
 ) -> VerifyResult {
     let mut res = VerifyResult {
         mode: mode.name().into(),
@@ -304,24 +356,55 @@ pub fn run_stream(
     let mut rng = SplitMix64::new(seed);
     let r = dut.run(frames, expect, traffic, &mut rng);
     res.cycles = r.cycles;
+    res.kdf_cycles = dut.kdf_cycles();
     if let Err(e) = compare(&mut model, frames, &r, mode, &mut res) {
         res.mismatches = 1;
         res.report = Some(e);
     }
+    if let Some((c, lat, kdf)) = predict_stream(params, keys, frames, mode, seed, traffic) {
+        res.model_cycles = c;
+        res.model_latency = lat;
+        res.model_kdf_cycles = kdf;
+    }
+    res.accuracy = Accuracy::of(
+        res.cycles,
+        res.model_cycles,
+        &res.latency,
+        &res.model_latency,
+    );
     res
 }
 
-/// The verify runs of one unit: genuine and tampered streams, both output modes.
-pub fn run_unit(top: Top, keys: &KeyFile, unit: &Unit, seed: u64, t: Traffic) -> Vec<VerifyResult> {
+/// A named stream of frames ("genuine" or "tamper").
+pub type Stream = (&'static str, Vec<Vec<u8>>);
+
+/// The two streams of a unit in its mode: the key file forced to the unit's mode, then
+/// ("genuine", the frames as the model's protector sends them) and ("tamper", the same with
+/// attacks mixed in, from `seed`).
+pub fn streams(keys: &KeyFile, unit: &Unit, seed: u64) -> (KeyFile, Vec<Stream>) {
     let mut k = keys.clone();
     k.force_mode(unit.mode);
     let genuine = protect_all(&k, &unit.frames);
     let mut rng = SplitMix64::new(seed ^ 0x7a3);
     let (attacked, _) = attack_stream(&genuine, &mut rng, usize::MAX);
+    (k, vec![("genuine", genuine), ("tamper", attacked)])
+}
+
+/// The verify runs of one unit: genuine and tampered streams, both output modes, with the
+/// timing layer's `params`.
+pub fn run_unit(
+    top: Top,
+    keys: &KeyFile,
+    unit: &Unit,
+    seed: u64,
+    t: Traffic,
+    params: &Params,
+) -> Vec<VerifyResult> {
+    let (k, streams) = streams(keys, unit, seed);
     let mut v = Vec::new();
-    for (what, frames) in [("genuine", &genuine), ("tamper", &attacked)] {
+    for (what, frames) in &streams {
         for mode in [VerifyMode::CutThrough, VerifyMode::StoreForward] {
-            let mut r = run_stream(top, &k, frames, mode, seed, t);
+            let mut r = run_stream(top, &k, frames, mode, seed, t, params);
             r.name.clone_from(&unit.name);
             r.what = format!("{} {what}", unit.mode);
             v.push(r);
@@ -353,14 +436,23 @@ pub fn run(
         units
             .par_iter()
             .enumerate()
-            .flat_map(|(i, u)| run_unit(top, keys, u, o.seed.wrapping_add(i as u64), o.traffic))
+            .flat_map(|(i, u)| {
+                run_unit(
+                    top,
+                    keys,
+                    u,
+                    o.seed.wrapping_add(i as u64),
+                    o.traffic,
+                    &Params::RTL,
+                )
+            })
             .collect()
     });
     let wall = t0.elapsed().as_secs_f64();
     let io = |e: std::io::Error| e.to_string();
     writeln!(
         out,
-        "verify (RX top):\n{:<40} {:<20} {:<11} {:>6} {:>5} {:>4} {:>9} {:>7} {:>18}",
+        "verify (RX top):\n{:<40} {:<20} {:<11} {:>6} {:>5} {:>4} {:>9} {:>9} {:>7} {:>13} {:>7} {:>18}",
         "capture",
         "stream",
         "out mode",
@@ -368,17 +460,23 @@ pub fn run(
         "rej",
         "mis",
         "RTL cyc",
+        "model cyc",
+        "err %",
+        "pkt |err| %",
         "beat/c",
         "lat min/mean/max"
     )
     .map_err(io)?;
     let (mut frames, mut rej, mut cycles, mut beats, mut mism) = (0u64, 0u64, 0u64, 0u64, 0u64);
     let mut all_lat = Vec::new();
+    let mut acc = Accuracy::default();
+    let mut kdf = (0u64, 0u64);
+    let mut by_kind: Vec<((String, String), Accuracy)> = Vec::new();
     for r in &results {
         let (mn, mean, mx) = stats(&r.latency);
         writeln!(
             out,
-            "{:<40} {:<20} {:<11} {:>6} {:>5} {:>4} {:>9} {:>7.3} {:>18}",
+            "{:<40} {:<20} {:<11} {:>6} {:>5} {:>4} {:>9} {:>9} {:>+7.2} {:>13} {:>7.3} {:>18}",
             r.name,
             r.what,
             r.mode,
@@ -386,6 +484,13 @@ pub fn run(
             r.rejected,
             r.mismatches,
             r.cycles,
+            r.model_cycles,
+            r.accuracy.total_err_pct(),
+            format!(
+                "{:.2}/{:.1}",
+                r.accuracy.mean_abs_pct(),
+                r.accuracy.max_abs_pct
+            ),
             r.beats_out as f64 / r.cycles.max(1) as f64,
             format!("{mn}/{mean:.1}/{mx}")
         )
@@ -396,6 +501,15 @@ pub fn run(
         beats += r.beats_out;
         mism += r.mismatches;
         all_lat.extend_from_slice(&r.latency);
+        acc.merge(&r.accuracy);
+        kdf.0 += r.kdf_cycles;
+        kdf.1 += r.model_kdf_cycles;
+        let stream = r.what.split(' ').next_back().unwrap_or("");
+        let key = (stream.to_string(), r.mode.clone());
+        match by_kind.iter_mut().find(|e| e.0 == key) {
+            Some(e) => e.1.merge(&r.accuracy),
+            None => by_kind.push((key, r.accuracy)),
+        }
         if let Some(m) = &r.report {
             writeln!(
                 err,
@@ -406,6 +520,36 @@ pub fn run(
         }
     }
     let (mn, mean, mx) = stats(&all_lat);
+    for ((stream, mode), a) in &by_kind {
+        writeln!(
+            out,
+            "verify timing {stream:<7} {mode:<11}: RTL {} cycles, model {} cycles, error {:+.2} %; \
+             per packet |error| mean {:.2} % max {:.1} %, {}/{} packets cycle-exact",
+            a.rtl_cycles,
+            a.model_cycles,
+            a.total_err_pct(),
+            a.mean_abs_pct(),
+            a.max_abs_pct,
+            a.exact,
+            a.frames,
+        )
+        .map_err(io)?;
+    }
+    writeln!(
+        out,
+        "verify timing total: RTL {} cycles, model {} cycles, error {:+.2} %; per packet |error| \
+         mean {:.2} % max {:.1} %, {}/{} packets that leave cycle-exact; KDF busy RTL {} model {}",
+        acc.rtl_cycles,
+        acc.model_cycles,
+        acc.total_err_pct(),
+        acc.mean_abs_pct(),
+        acc.max_abs_pct,
+        acc.exact,
+        acc.frames,
+        kdf.0,
+        kdf.1,
+    )
+    .map_err(io)?;
     writeln!(
         out,
         "verify total: {} runs, {frames} packets ({rej} rejected by the model), RTL {cycles} cycles, \

@@ -8,10 +8,17 @@
 //! change of `kdf_cmac`'s states or of the AES it iterates) fails here until the named constant in
 //! `rocesec_model::timing::Params::RTL` is updated. Then the same RTL runs against models with
 //! one deliberately wrong constant each, which must fail the check (so the check can fail).
+//!
+//! The same for the verify top (`rocesec_model::timing_verify`): every unit's genuine and tamper
+//! streams (as `rocesec cosim` builds them) in cut-through and store-and-forward, per packet
+//! that leaves (a frame store-and-forward discards has no output cycle in the RTL nor in the
+//! model), against `Params::RTL` and against wrong constants.
 #![allow(clippy::unwrap_used)]
 
 use rocesec_cosim::job::{self, UnitResult};
+use rocesec_cosim::job_verify::{self, VerifyResult};
 use rocesec_cosim::rtl::rocesec_protect::Traffic;
+use rocesec_cosim::rtl::rocesec_verify::VerifyMode;
 use rocesec_cosim::rtl::{SplitMix64, Top};
 use rocesec_model::cli::default_corpus;
 use rocesec_model::keys::KeyFile;
@@ -214,4 +221,286 @@ fn timing_layer_holds_under_heavy_backpressure() {
         ok.as_ref().unwrap_or_else(|e| e)
     );
     assert!(ok.is_ok(), "{}", ok.unwrap_err());
+}
+
+// ------------------------------------------------------------------------------------------
+// Verify top
+// ------------------------------------------------------------------------------------------
+
+use rocesec_model::timing_verify::Params as VParams;
+
+struct VRun {
+    traffic: Traffic,
+    keys: KeyFile,
+    frames: Vec<Vec<u8>>,
+    mode: VerifyMode,
+    seed: u64,
+    /// (stream, output mode) for the report.
+    label: String,
+    rtl: VerifyResult,
+}
+
+/// Every capture in every protection mode, genuine and tamper streams, both output modes,
+/// through the RTL verify top, once.
+fn verify_runs(traffic: Traffic) -> Vec<VRun> {
+    use rayon::prelude::*;
+    let keys = KeyFile::demo().unwrap();
+    let modes = [Mode::HeaderAuth, Mode::PacketAuth, Mode::Aead];
+    let units = job::units(&default_corpus(), &modes).unwrap();
+    assert!(units.len() >= 35 * 3, "corpus missing");
+    type Work = (u64, KeyFile, &'static str, Vec<Vec<u8>>, VerifyMode);
+    let work: Vec<Work> = units
+        .iter()
+        .enumerate()
+        .flat_map(|(i, u)| {
+            let seed = SEED.wrapping_add(i as u64);
+            let (k, streams) = job_verify::streams(&keys, u, seed);
+            streams.into_iter().flat_map(move |(what, frames)| {
+                let k = k.clone();
+                [VerifyMode::CutThrough, VerifyMode::StoreForward]
+                    .into_iter()
+                    .map(move |m| (seed, k.clone(), what, frames.clone(), m))
+            })
+        })
+        .collect();
+    work.into_par_iter()
+        .map(|(seed, k, what, frames, mode)| {
+            let rtl = job_verify::run_stream(
+                Top::RocesecVerify1,
+                &k,
+                &frames,
+                mode,
+                seed,
+                traffic,
+                &VParams::RTL,
+            );
+            assert_eq!(
+                rtl.mismatches,
+                0,
+                "verify {what} {}: {:?}",
+                mode.name(),
+                rtl.report
+            );
+            VRun {
+                traffic,
+                keys: k,
+                frames,
+                mode,
+                seed,
+                label: format!("{what} {}", mode.name()),
+                rtl,
+            }
+        })
+        .collect()
+}
+
+/// The verify model with `p` against the recorded RTL runs, per (stream, output mode).
+fn retime_verify(runs: &[VRun], p: &VParams) -> (Vec<(String, Accuracy)>, (u64, u64)) {
+    let mut by: Vec<(String, Accuracy)> = Vec::new();
+    let mut kdf = (0, 0);
+    for r in runs {
+        let (c, lat, k) =
+            job_verify::predict_stream(p, &r.keys, &r.frames, r.mode, r.seed, r.traffic)
+                .unwrap_or_default();
+        let a = Accuracy::of(r.rtl.cycles, c, &r.rtl.latency, &lat);
+        // the model must let exactly the frames out that the RTL does
+        let a = if lat.len() == r.rtl.latency.len() {
+            a
+        } else {
+            Accuracy { exact: 0, ..a }
+        };
+        kdf.0 += r.rtl.kdf_cycles;
+        kdf.1 += k;
+        match by.iter_mut().find(|e| e.0 == r.label) {
+            Some(e) => e.1.merge(&a),
+            None => by.push((r.label.clone(), a)),
+        }
+    }
+    (by, kdf)
+}
+
+/// The verify acceptance check (same bounds as the protect top's); `Err` lists the violations.
+fn check_verify(by: &[(String, Accuracy)], kdf: (u64, u64)) -> Result<String, String> {
+    let mut report = String::new();
+    let mut bad = Vec::new();
+    for (l, a) in by {
+        report += &format!(
+            "{:<22} RTL {:>8} model {:>8} cycles: total {:+.2} %, per packet mean {:.2} % max {:.1} %, \
+             exact {}/{} packets that leave\n",
+            l,
+            a.rtl_cycles,
+            a.model_cycles,
+            a.total_err_pct(),
+            a.mean_abs_pct(),
+            a.max_abs_pct,
+            a.exact,
+            a.frames
+        );
+        if a.total_err_pct().abs() > MAX_TOTAL_ERR_PCT {
+            bad.push(format!("{l}: total error {:+.2} %", a.total_err_pct()));
+        }
+        if a.mean_abs_pct() > MAX_MEAN_PKT_ERR_PCT {
+            bad.push(format!("{l}: mean packet error {:.2} %", a.mean_abs_pct()));
+        }
+        if a.max_abs_pct > MAX_PKT_ERR_PCT {
+            bad.push(format!("{l}: max packet error {:.1} %", a.max_abs_pct));
+        }
+        if a.frames == 0 || (a.exact as f64) < MIN_EXACT_PCT / 100.0 * a.frames as f64 {
+            bad.push(format!(
+                "{l}: {} of {} packets not cycle-exact",
+                a.frames - a.exact,
+                a.frames
+            ));
+        }
+    }
+    report += &format!("KDF busy cycles: RTL {} model {}\n", kdf.0, kdf.1);
+    if kdf.0 != kdf.1 {
+        bad.push(format!("KDF busy cycles: RTL {} model {}", kdf.0, kdf.1));
+    }
+    if bad.is_empty() {
+        Ok(report)
+    } else {
+        Err(format!("{report}violations: {}", bad.join("; ")))
+    }
+}
+
+#[test]
+fn verify_timing_layer_predicts_the_rtl_cycles_and_a_wrong_constant_fails() {
+    let runs = verify_runs(TRAFFIC);
+    let (acc, kdf) = retime_verify(&runs, &VParams::RTL);
+    let ok = check_verify(&acc, kdf);
+    eprintln!(
+        "verify, Params::RTL:\n{}",
+        ok.as_ref().unwrap_or_else(|e| e)
+    );
+    assert!(ok.is_ok(), "{}", ok.unwrap_err());
+
+    // Half the verdict queue (VqDepth 4): fewer frames decided ahead of their verdicts.
+    let mut wrong_vq = VParams::RTL;
+    wrong_vq.key.verdict_depth = 4;
+    // The verdict one cycle later in the job table.
+    let mut wrong_done = VParams::RTL;
+    wrong_done.emit.done_cycles += 1;
+    // Half the delay FIFO between the GHASH feed and the splice.
+    let mut wrong_dly = VParams::RTL;
+    wrong_dly.emit.delay_beats = 4;
+    // The CTR AES pipeline 10 cycles shorter (E_K(J0) earlier: verdicts earlier).
+    let mut wrong_aes = VParams::RTL;
+    wrong_aes.crypto.aes_latency -= 10;
+    // kdf_cmac's AES with a one-cycle S-box ROM: 21 cycles per block instead of 31.
+    let mut wrong_kdf = VParams::RTL;
+    wrong_kdf.key.common.kdf.aes_cycles = 21;
+    for (name, p) in [
+        ("verdict queue 4", wrong_vq),
+        ("done 3 cycles after the verdict", wrong_done),
+        ("delay FIFO 4 beats", wrong_dly),
+        ("CTR AES latency 21", wrong_aes),
+        ("kdf_cmac AES block 21 cycles", wrong_kdf),
+    ] {
+        let (acc, kdf) = retime_verify(&runs, &p);
+        let r = check_verify(&acc, kdf);
+        eprintln!("verify, {name}:\n{}", r.as_ref().unwrap_or_else(|e| e));
+        assert!(r.is_err(), "{name}: a wrong constant passed the check");
+    }
+}
+
+#[test]
+fn verify_timing_layer_holds_under_heavy_backpressure() {
+    let runs = verify_runs(HEAVY);
+    let (acc, kdf) = retime_verify(&runs, &VParams::RTL);
+    let ok = check_verify(&acc, kdf);
+    eprintln!(
+        "verify, Params::RTL, heavy traffic:\n{}",
+        ok.as_ref().unwrap_or_else(|e| e)
+    );
+    assert!(ok.is_ok(), "{}", ok.unwrap_err());
+}
+
+/// An epoch rotation (as `cosim/tests/rocesec_verify.rs::epoch_rotation`: the sender moves to
+/// epoch + 1 mid-stream, frames held back arrive stale afterwards): epoch promotions are
+/// pending-frame conflicts the corpus streams do not have. Every packet that leaves exact, at
+/// both stimuli and in both output modes.
+#[test]
+fn verify_timing_layer_follows_an_epoch_rotation() {
+    use rocesec_model::engine::Protector;
+    let mut keys = KeyFile::demo().unwrap();
+    keys.force_mode(Mode::Aead);
+    keys.default.next_epoch = false;
+    let plain: Vec<Vec<u8>> = default_corpus()
+        .iter()
+        .flat_map(|p| rocesec_model::pcapio::read(p).unwrap())
+        .map(|r| r.data)
+        .take(300)
+        .collect();
+    let mut p = Protector::new(&keys).unwrap();
+    let (mut stream, mut old) = (Vec::new(), Vec::new());
+    for (i, f) in plain.iter().enumerate() {
+        if let Ok((_, b)) = p.protect(f) {
+            if i % 7 == 0 {
+                old.push(b);
+            } else {
+                stream.push(b);
+            }
+        }
+    }
+    assert!(p.set_epoch(None, keys.default.epoch + 1));
+    for f in &plain {
+        if let Ok((_, b)) = p.protect(f) {
+            stream.push(b);
+        }
+    }
+    stream.extend(old);
+    let mut vkeys = keys.clone();
+    vkeys.default.next_epoch = true;
+    // the stream exercises the decide-ahead waits (promotions, same PNs)
+    let prof = rocesec_model::timing_verify::profile(&VParams::RTL, &vkeys, &stream).unwrap();
+    assert!(prof.iter().any(|f| f.process.is_some_and(|p| p.promote)));
+    let pred = rocesec_model::timing_verify::predict(
+        &VParams::RTL,
+        &prof,
+        rocesec_model::timing_verify::OutMode::CutThrough,
+        TRAFFIC,
+        &mut SplitMix64::new(SEED),
+    );
+    assert!(pred.conflict_cycles > 0);
+    let mut report = format!(
+        "decide-ahead wait cycles (model): {}\n",
+        pred.conflict_cycles
+    );
+    let mut bad = Vec::new();
+    for t in [TRAFFIC, HEAVY] {
+        for mode in [VerifyMode::CutThrough, VerifyMode::StoreForward] {
+            let r = job_verify::run_stream(
+                Top::RocesecVerify1,
+                &vkeys,
+                &stream,
+                mode,
+                SEED,
+                t,
+                &VParams::RTL,
+            );
+            assert_eq!(r.mismatches, 0, "{:?}", r.report);
+            let a = r.accuracy;
+            report += &format!(
+                "{t:?} {}: RTL {} model {} cycles, exact {}/{} packets that leave, KDF {} / {}\n",
+                mode.name(),
+                a.rtl_cycles,
+                a.model_cycles,
+                a.exact,
+                a.frames,
+                r.kdf_cycles,
+                r.model_kdf_cycles
+            );
+            if a.rtl_cycles != a.model_cycles
+                || a.exact != a.frames
+                || a.frames != r.latency.len() as u64
+                || r.model_latency.len() != r.latency.len()
+                || r.kdf_cycles != r.model_kdf_cycles
+            {
+                bad.push(format!("{t:?} {}", mode.name()));
+            }
+        }
+    }
+    eprintln!("epoch rotation:\n{report}");
+    assert!(bad.is_empty(), "not exact: {bad:?}\n{report}");
 }

@@ -174,7 +174,59 @@ impl Engine<TxQp> {
     }
 }
 
+/// What stage `key` of the verify top decides for a frame from its header (see
+/// [`Engine::rx_selection`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RxDecision {
+    /// The QP (destination GID, destination QPN) of a frame with a SecHdr.
+    pub qp: Option<QpId>,
+    /// The SecHdr's PN (0 without a SecHdr).
+    pub pn: u64,
+    /// A WRITE Middle/Last (its key is the one of the QP's WRITE First).
+    pub write_cont: bool,
+    /// A WRITE First (its commit sets the QP's continuation key).
+    pub write_first: bool,
+    /// `Some` when the key stage processes the frame (it goes to crypto): the mode, the key
+    /// selection, and whether its commit promotes the QP's epoch.
+    pub process: Option<(Mode, key::KeySel, bool)>,
+}
+
 impl Engine<RxQp> {
+    /// Stage `key`'s decision for `frame` in the current state, without changing it: the
+    /// classification of [`Engine::verify`] and `select_rx` on the header only (the ICRC is not
+    /// checked: the RTL's key stage decides before `tlast`). `None` for a frame without a RoCE
+    /// header. Used by the timing layer ([`crate::timing_verify`]). Never panics.
+    pub fn rx_selection(&self, frame: &[u8]) -> Option<RxDecision> {
+        let Ok(crate::roce::Frame::Roce(p)) = crate::roce::parse(frame) else {
+            return None;
+        };
+        let gid = p.dest_gid(frame);
+        let mut d = RxDecision {
+            qp: p.sec.map(|_| (gid, p.bth.dest_qp)),
+            pn: p.sec.map_or(0, |s| s.pn),
+            write_cont: key::is_write_continuation(&p),
+            write_first: key::is_write_first(&p),
+            process: None,
+        };
+        let Some(sec) = p.sec else {
+            return Some(d);
+        };
+        if p.op.service == Service::Cnp {
+            return Some(d);
+        }
+        let pol = self.store.policy(&gid, p.bth.dest_qp);
+        let qp = self
+            .qps
+            .get(&(gid, p.bth.dest_qp))
+            .cloned()
+            .unwrap_or_else(|| RxQp::new(pol));
+        if let Ok(sel) = key::select_rx(&self.store, &qp, frame, &p, &sec, &gid) {
+            let promote = sel.epoch != qp.epoch;
+            d.process = Some((sec.mode, sel, promote));
+        }
+        Some(d)
+    }
+
     /// Install epoch+1 on (`gid`, `qpn`) (the receiver side of make-before-break).
     pub fn install_next_epoch(&mut self, id: QpId) {
         self.qp(id).next = true;

@@ -16,7 +16,8 @@
 //! composed explicitly, SP 800-38D §7), [`kdf`] (SP 800-108 KBKDF with AES-CMAC, SP 800-38B; and
 //! HKDF-SHA256, RFC 5869), [`roce`] (RoCEv2 headers and ICRC, IBTA Vol 1 Annex A17).
 //!
-//! [`timing`] is the cycle-approximate timing layer of the protect top (docs/timing.md).
+//! [`timing`] is the cycle-approximate timing layer of the protect top, [`timing_verify`] that of
+//! the verify top (docs/timing.md).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -33,4 +34,5 @@ pub mod roce;
 pub mod sechdr;
 pub mod stage;
 pub mod timing;
+pub mod timing_verify;
 pub mod verdict;

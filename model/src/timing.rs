@@ -427,7 +427,7 @@ pub fn profile(
 /// length in its header, zero-filled to that length (`roce_parse.sv` checks lengths "as if the
 /// frame held its whole IP packet" until `tlast`). `None` when the frame is long enough or has
 /// no readable IPv4/IPv6 header.
-fn header_view(f: &[u8]) -> Option<Vec<u8>> {
+pub(crate) fn header_view(f: &[u8]) -> Option<Vec<u8>> {
     let be16 = |o: usize| -> Option<usize> {
         Some(usize::from(u16::from_be_bytes([
             *f.get(o)?,
@@ -521,6 +521,55 @@ struct Plan {
     icv_beats: Option<(usize, usize)>,
 }
 
+/// The GHASH blocks `rocesec_ghash_feed` feeds while each beat of a frame of `beats` beats sits
+/// in its register, and the beat whose last block is the length block (`None` when the frame
+/// ends before it). Offsets are of the protected frame as the feed sees it (the protect top's
+/// output, the verify top's input): AAD `[ip_off, cstart)` (packet-auth: `[ip_off, cend)`), then
+/// in AEAD mode the ciphertext `[cstart, cend)`, each block fed in the first beat holding its end
+/// (one per cycle), then `[len(A)]_64 ‖ [len(C)]_64` in the beat of the last one. A frame cut
+/// before its IP length never reaches the later blocks: they are not fed.
+pub(crate) fn ghash_feeds(
+    bb: usize,
+    beats: usize,
+    mode: Mode,
+    ip_off: usize,
+    cstart: usize,
+    cend: usize,
+) -> (Vec<u32>, Option<usize>) {
+    let bb = bb.max(1);
+    let mut feeds = vec![0u32; beats];
+    let beat_of = |end: usize| end.div_ceil(bb).max(1) - 1;
+    let aad_end = if mode == Mode::PacketAuth {
+        cend
+    } else {
+        cstart
+    };
+    let mut ends = Vec::new();
+    let mut gp = ip_off;
+    while gp < aad_end {
+        ends.push((gp + bb).min(aad_end));
+        gp += bb;
+    }
+    if mode == Mode::Aead {
+        let mut gp = cstart;
+        while gp < cend {
+            ends.push((gp + bb).min(cend));
+            gp += bb;
+        }
+    }
+    for &e in &ends {
+        if let Some(x) = feeds.get_mut(beat_of(e)) {
+            *x += 1;
+        }
+    }
+    let last_end = ends.last().copied().unwrap_or(ip_off);
+    let final_beat = (beat_of(last_end) < beats).then(|| beat_of(last_end));
+    if let Some(b) = final_beat {
+        feeds[b] += 1; // the length block [len(A)]_64 ‖ [len(C)]_64
+    }
+    (feeds, final_beat)
+}
+
 fn plan(p: &Params, fp: &FrameProfile) -> Plan {
     let bb = p.parse.beat_bytes.max(1);
     let in_beats = fp.len.div_ceil(bb).max(1);
@@ -536,42 +585,13 @@ fn plan(p: &Params, fp: &FrameProfile) -> Plan {
     // Output offsets (rocesec_protect_emit.sv header): payload from P + 8, ICV at E + 8.
     let pstart = pr.payload_off + p.emit.sechdr;
     let eend = pr.payload_end.max(pr.payload_off) + p.emit.sechdr;
-    let aead = pr.mode == Mode::Aead;
-    let pauth = pr.mode == Mode::PacketAuth;
-    let nks = if aead {
+    let nks = if pr.mode == Mode::Aead {
         (eend - pstart).div_ceil(bb)
     } else {
         0
     };
-    // GHASH blocks (S2): AAD from ip_off to P + 8 (E + 8 in packet-auth mode), then the
-    // ciphertext from P + 8 to E + 8 in AEAD mode, each fed in the first beat holding its end.
-    // (A frame cut before its IP length never reaches the later blocks: they are not fed.)
-    let mut feeds = vec![0u32; out_beats];
-    let beat_of = |end: usize| end.div_ceil(bb).max(1) - 1;
-    let aad_end = if pauth { eend } else { pstart };
-    let mut ends = Vec::new();
-    let mut gp = pr.ip_off;
-    while gp < aad_end {
-        ends.push((gp + bb).min(aad_end));
-        gp += bb;
-    }
-    if aead {
-        let mut gp = pstart;
-        while gp < eend {
-            ends.push((gp + bb).min(eend));
-            gp += bb;
-        }
-    }
-    for &e in &ends {
-        if let Some(x) = feeds.get_mut(beat_of(e)) {
-            *x += 1;
-        }
-    }
-    let last_end = ends.last().copied().unwrap_or(pr.ip_off);
-    let final_beat = (beat_of(last_end) < out_beats).then(|| beat_of(last_end));
-    if let Some(b) = final_beat {
-        feeds[b] += 1; // the length block [len(A)]_64 ‖ [len(C)]_64
-    }
+    // GHASH blocks (S2) over the output: AAD from ip_off to P + 8, ciphertext to E + 8.
+    let (feeds, final_beat) = ghash_feeds(bb, out_beats, pr.mode, pr.ip_off, pstart, eend);
     let icv_first = eend / bb;
     let icv_beats = (icv_first < out_beats).then(|| {
         let z = (eend + p.emit.icv).div_ceil(bb).max(1) - 1;
@@ -629,9 +649,16 @@ struct Key {
     state: KeyState,
     /// Frame under work.
     cur: usize,
+    cache: KeyCache,
+    kdf_cycles: u64,
+}
+
+/// The derived-key cache and its KDF, `rtl/top/rocesec_key_cache.sv` with `kdf_cmac` (shared by
+/// the key stages of both tops): the tags held, round robin, and `kdf_cmac`'s subkey cache.
+#[derive(Clone, Debug)]
+pub(crate) struct KeyCache {
     cache: Vec<Option<CacheTag>>,
     next_slot: usize,
-    kdf_cycles: u64,
     /// Parent key of `kdf_cmac`'s cached CMAC subkeys (`cache_key_q`, valid after the first
     /// derivation; encryptions leave it).
     subkey_parent: Option<Parent>,
@@ -640,13 +667,23 @@ struct Key {
 /// A KDF parent key, by identity: K_pd of (PD, epoch) or an MR key. The RTL compares key
 /// values (`cache_key_q == req_key_i`); distinct identities are taken to hold distinct keys.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Parent {
+pub(crate) enum Parent {
     Pd(u32, u8),
     Mr(CacheTag),
 }
 
-impl Key {
-    fn cache_hit(&self, t: &CacheTag) -> bool {
+impl KeyCache {
+    /// An empty cache of `entries` entries (after reset or a flush).
+    pub(crate) fn new(entries: usize) -> Self {
+        Self {
+            cache: vec![None; entries],
+            next_slot: 0,
+            subkey_parent: None,
+        }
+    }
+
+    /// Whether `t` is cached (`rocesec_key_cache` answers in the lookup cycle).
+    pub(crate) fn cache_hit(&self, t: &CacheTag) -> bool {
         self.cache.iter().any(|e| e.as_ref() == Some(t))
     }
 
@@ -654,7 +691,7 @@ impl Key {
     /// `rocesec_key_cache` (MR key first when a node key's MR key is not cached, then the packet
     /// key, then its H), updates the cache and the KDF's subkey cache in the RTL's order, and
     /// returns the cycles `StKey` still lasts after the lookup cycle.
-    fn miss(&mut self, kdf: KdfParams, t: &CacheTag) -> u64 {
+    pub(crate) fn miss(&mut self, kdf: KdfParams, t: &CacheTag) -> u64 {
         let mut cycles = 0u64;
         let pk = match *t {
             CacheTag::Key(pd, ep, KeyRef::Node { gid, rkey, .. }) => {
@@ -696,8 +733,10 @@ impl Key {
     }
 }
 
-/// Stage `crypto`: CTR generator, AES pipeline, keystream FIFO (GHASH is timed in emit's S2).
-struct Crypto {
+/// Stage `crypto`: `rtl/top/rocesec_ctr.sv` (shared by both tops): CTR generator, AES
+/// pipeline, keystream FIFO (GHASH is timed where the feed sits).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Crypto {
     /// Next frame the CTR generator visits.
     f: usize,
     busy: bool,
@@ -707,8 +746,75 @@ struct Crypto {
     n: usize,
     /// AES results in flight: (cycle out, frame, is E_K(J0)).
     aes: VecDeque<(u64, usize, bool)>,
-    ks_count: u64,
-    ks_inflight: u64,
+    /// Keystream blocks buffered (`ks_count`).
+    pub(crate) ks_count: u64,
+    /// Keystream blocks issued and not yet out of the AES (`inflight_q`).
+    pub(crate) ks_inflight: u64,
+}
+
+impl Crypto {
+    /// One cycle of `rocesec_ctr` at cycle `c`: `job_vis[f]` is the first cycle job `f` is in the
+    /// table, `job(f)` gives (active, keystream blocks) of a job, `ks_pop` is the reader's pop of
+    /// this cycle. `ks_count0`/`ks_inflight0` are the counts at the start of the cycle (the
+    /// caller takes them before its reader decides). E_K(J0) of frame f becomes visible to the
+    /// job table at `ekj0_vis[f]`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn step(
+        &mut self,
+        p: &CryptoParams,
+        c: u64,
+        job_vis: &[u64],
+        job: impl Fn(usize) -> (bool, usize),
+        ks_count0: u64,
+        ks_inflight0: u64,
+        ks_pop: bool,
+        ekj0_vis: &mut [u64],
+    ) {
+        let ks_room = ks_inflight0 + ks_count0 < p.ks_depth;
+        let mut ks_issue = false;
+        if self.busy && self.open > 0 {
+            self.open -= 1;
+        } else if self.busy {
+            if self.i == 0 || ks_room {
+                self.aes.push_back((c + p.aes_latency, self.f, self.i == 0));
+                ks_issue = self.i != 0;
+                if self.i >= self.n {
+                    self.busy = false;
+                    self.f += 1;
+                } else {
+                    self.i += 1;
+                }
+            }
+        } else if job_vis.get(self.f).is_some_and(|&v| v <= c) {
+            let (active, nks) = job(self.f);
+            if active {
+                // this cycle opens the job (ctr_start_cycles in all)
+                self.busy = true;
+                self.open = p.ctr_start_cycles.saturating_sub(1);
+                self.i = 0;
+                self.n = nks;
+            } else {
+                self.f += 1;
+            }
+        }
+        let mut ks_push = false;
+        while let Some(&(t, f, j0)) = self.aes.front() {
+            if t > c {
+                break;
+            }
+            self.aes.pop_front();
+            if j0 {
+                if let Some(v) = ekj0_vis.get_mut(f) {
+                    *v = c + 1;
+                }
+            } else {
+                ks_push = true;
+            }
+        }
+        self.ks_count = (self.ks_count + u64::from(ks_push)).saturating_sub(u64::from(ks_pop));
+        self.ks_inflight =
+            (self.ks_inflight + u64::from(ks_issue)).saturating_sub(u64::from(ks_push));
+    }
 }
 
 /// Stage `emit`: job table, S1 splice, S2 GHASH feed, delay FIFO, S3, S4, S5.
@@ -761,21 +867,10 @@ pub fn predict(
     let mut key = Key {
         state: KeyState::Idle,
         cur: 0,
-        cache: vec![None; p.key.cache_entries],
-        next_slot: 0,
+        cache: KeyCache::new(p.key.cache_entries),
         kdf_cycles: 0,
-        subkey_parent: None,
     };
-    let mut crypto = Crypto {
-        f: 0,
-        busy: false,
-        open: 0,
-        i: 0,
-        n: 0,
-        aes: VecDeque::new(),
-        ks_count: 0,
-        ks_inflight: 0,
-    };
+    let mut crypto = Crypto::default();
     let mut emit = Emit {
         in_flight: 0,
         sp_active: false,
@@ -895,48 +990,16 @@ pub fn predict(
         }
 
         // ---- crypto: CTR generator and AES pipeline ----
-        let ks_room = ks_inflight0 + ks_count0 < p.crypto.ks_depth;
-        let mut ks_issue = false;
-        if crypto.busy && crypto.open > 0 {
-            crypto.open -= 1;
-        } else if crypto.busy {
-            if crypto.i == 0 || ks_room {
-                crypto
-                    .aes
-                    .push_back((c + p.crypto.aes_latency, crypto.f, crypto.i == 0));
-                ks_issue = crypto.i != 0;
-                if crypto.i >= crypto.n {
-                    crypto.busy = false;
-                    crypto.f += 1;
-                } else {
-                    crypto.i += 1;
-                }
-            }
-        } else if crypto.f < n && job_vis[crypto.f] <= c {
-            if plans[crypto.f].protect {
-                // this cycle opens the job (ctr_start_cycles in all)
-                crypto.busy = true;
-                crypto.open = p.crypto.ctr_start_cycles.saturating_sub(1);
-                crypto.i = 0;
-                crypto.n = plans[crypto.f].nks;
-            } else {
-                crypto.f += 1;
-            }
-        }
-        let mut ks_push = false;
-        while let Some(&(t, f, j0)) = crypto.aes.front() {
-            if t > c {
-                break;
-            }
-            crypto.aes.pop_front();
-            if j0 {
-                ekj0_vis[f] = c + 1;
-            } else {
-                ks_push = true;
-            }
-        }
-        crypto.ks_count = crypto.ks_count + u64::from(ks_push) - u64::from(ks_pop);
-        crypto.ks_inflight = crypto.ks_inflight + u64::from(ks_issue) - u64::from(ks_push);
+        crypto.step(
+            &p.crypto,
+            c,
+            &job_vis,
+            |f| (plans[f].protect, plans[f].nks),
+            ks_count0,
+            ks_inflight0,
+            ks_pop,
+            &mut ekj0_vis,
+        );
 
         // ---- key stage ----
         let hq_front = parse.hq.front().filter(|e| e.1 <= c).map(|e| e.0);
@@ -961,8 +1024,8 @@ pub fn predict(
             KeyState::Look(_) => {
                 key.state = KeyState::Job;
                 if let Some(pr) = frames[key.cur].protect {
-                    if !key.cache_hit(&pr.key) {
-                        let left = key.miss(kdf, &pr.key);
+                    if !key.cache.cache_hit(&pr.key) {
+                        let left = key.cache.miss(kdf, &pr.key);
                         key.state = KeyState::Kdf {
                             left,
                             busy: left.saturating_sub(kdf.rsp_cycles),
@@ -1158,15 +1221,8 @@ mod tests {
         assert_eq!(cold.frames[0].latency(), fast.frames[0].latency() + d);
     }
 
-    fn key_stage(entries: usize) -> Key {
-        Key {
-            state: KeyState::Idle,
-            cur: 0,
-            cache: vec![None; entries],
-            next_slot: 0,
-            kdf_cycles: 0,
-            subkey_parent: None,
-        }
+    fn key_stage(entries: usize) -> KeyCache {
+        KeyCache::new(entries)
     }
 
     #[test]
