@@ -325,7 +325,7 @@ pub struct Options {
 }
 
 /// The synthesis report, embedded at build time (`scripts/synth.sh` regenerates it).
-const SYNTHESIS_MD: &str = include_str!("../../docs/synthesis.md");
+pub(crate) const SYNTHESIS_MD: &str = include_str!("../../docs/synthesis.md");
 
 /// Fmax in MHz of the protect top from a docs/synthesis.md table (see [`top_fmax_mhz`]).
 pub fn protect_fmax_mhz(table: &str) -> Option<f64> {
@@ -382,7 +382,7 @@ pub fn top_fmax_mhz(table: &str, top: &str) -> Option<(String, f64)> {
 }
 
 /// Gb/s of `bytes` in `cycles` at `fmax_mhz`.
-fn gbps(bytes: u64, cycles: u64, fmax_mhz: f64) -> f64 {
+pub(crate) fn gbps(bytes: u64, cycles: u64, fmax_mhz: f64) -> f64 {
     bytes as f64 * 8.0 * fmax_mhz / (cycles.max(1) as f64 * 1000.0)
 }
 

@@ -203,6 +203,8 @@ pub struct VerifyResult {
     pub mode: String,
     /// Frames in.
     pub frames: u64,
+    /// Bytes in (Ethernet frames as captured, without FCS).
+    pub bytes_in: u64,
     /// Frames the model rejects.
     pub rejected: u64,
     /// Output beats.
@@ -241,6 +243,7 @@ fn compare(
     let mut outs = r.out.iter();
     for (i, f) in frames.iter().enumerate() {
         res.frames += 1;
+        res.bytes_in += f.len() as u64;
         let v = model.verify(f);
         if v.is_err() {
             res.rejected += 1;
@@ -468,6 +471,7 @@ pub fn run(
     )
     .map_err(io)?;
     let (mut frames, mut rej, mut cycles, mut beats, mut mism) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    let (mut bytes_in, mut model_cycles) = (0u64, 0u64);
     let mut all_lat = Vec::new();
     let mut acc = Accuracy::default();
     let mut kdf = (0u64, 0u64);
@@ -496,6 +500,8 @@ pub fn run(
         )
         .map_err(io)?;
         frames += r.frames;
+        bytes_in += r.bytes_in;
+        model_cycles += r.model_cycles;
         rej += r.rejected;
         cycles += r.cycles;
         beats += r.beats_out;
@@ -550,10 +556,19 @@ pub fn run(
         kdf.1,
     )
     .map_err(io)?;
+    let rate = match crate::job::top_fmax_mhz(crate::job::SYNTHESIS_MD, "rocesec_verify") {
+        Some((row, f)) => format!(
+            "RTL {:.2} model {:.2} (input bytes, Fmax {f} MHz of row {row} in docs/synthesis.md)",
+            crate::job::gbps(bytes_in, cycles, f),
+            crate::job::gbps(bytes_in, model_cycles, f),
+        ),
+        None => "n/a (no rocesec_verify row with an Fmax in docs/synthesis.md yet)".to_string(),
+    };
     writeln!(
         out,
-        "verify total: {} runs, {frames} packets ({rej} rejected by the model), RTL {cycles} cycles, \
-         {:.3} beats/cycle out, latency {mn}/{mean:.1}/{mx} cycles, {mism} mismatches; wall {wall:.1} s",
+        "verify total: {} runs, {frames} packets, {bytes_in} bytes ({rej} rejected by the model), \
+         RTL {cycles} cycles, {:.3} beats/cycle out, latency {mn}/{mean:.1}/{mx} cycles, \
+         {mism} mismatches; Gb/s at Fmax: {rate}; wall {wall:.1} s",
         results.len(),
         beats as f64 / cycles.max(1) as f64,
     )
