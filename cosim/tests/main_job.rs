@@ -25,12 +25,17 @@ struct WaveLine {
 
 /// The number after `key` in `line` (up to the next non-digit).
 fn number_after(line: &str, key: &str) -> u64 {
-    let at = line.find(key).unwrap_or_else(|| panic!("no {key:?} in {line:?}")) + key.len();
+    let at = line
+        .find(key)
+        .unwrap_or_else(|| panic!("no {key:?} in {line:?}"))
+        + key.len();
     let digits: String = line[at..]
         .chars()
         .take_while(char::is_ascii_digit)
         .collect();
-    digits.parse().unwrap_or_else(|_| panic!("no number after {key:?} in {line:?}"))
+    digits
+        .parse()
+        .unwrap_or_else(|_| panic!("no number after {key:?} in {line:?}"))
 }
 
 /// Every `waveform: ` line of `report`, each right after the mismatch line it belongs to
@@ -75,7 +80,12 @@ fn check_waveform(w: &WaveLine, repro_dir: &std::path::Path) {
     assert!(w.path.starts_with(repro_dir), "{w:?}");
     assert_eq!(w.path.extension().unwrap(), "fst");
     let bytes = std::fs::read(&w.path).unwrap_or_else(|e| panic!("{}: {e}", w.path.display()));
-    assert!(bytes.len() > 1000, "{}: {} bytes", w.path.display(), bytes.len());
+    assert!(
+        bytes.len() > 1000,
+        "{}: {} bytes",
+        w.path.display(),
+        bytes.len()
+    );
     let h = fst_header(&bytes).unwrap_or_else(|e| panic!("{}: {e}", w.path.display()));
     assert_eq!(h.timescale, -9, "{h:?}");
     assert!(w.first_in <= w.last_out, "{w:?}");
@@ -211,4 +221,68 @@ fn a_flipped_sbox_bit_in_the_verify_top_is_caught() {
         );
         check_waveform(w, &o.repro_dir);
     }
+}
+
+#[test]
+fn the_main_tops_rerun_a_window_on_their_trace_builds() {
+    use rocesec_cosim::rtl::rocesec_protect::RocesecProtect;
+    use rocesec_cosim::rtl::SplitMix64;
+    use rocesec_cosim::waves::Window;
+    // the main models stay without tracing (run time); each has a trace-capable twin
+    for (t, tt) in [
+        (Top::RocesecProtect1, Top::RocesecProtect1Trace),
+        (Top::RocesecVerify1, Top::RocesecVerify1Trace),
+    ] {
+        assert!(!t.traceable() && tt.traceable(), "{t:?}");
+        assert_eq!(t.traced(), Some(tt));
+    }
+    for t in [Top::RocesecProtect1Fault, Top::RocesecVerify1Fault] {
+        assert_eq!(t.traced(), Some(t));
+    }
+    assert_eq!(Top::RoceIcrc1.traced(), None);
+    // a window around frame 5, taken from a run of the plain model, re-run on the trace build:
+    // same cycles (the determinism check of `waveform`) and a file covering them
+    let o = options(Top::RocesecProtect1, None, &["verbs_rc_imm_mtu1024_v4"]);
+    let keys = KeyFile::demo().unwrap();
+    let unit = job::units(&o.pcaps, &[Mode::Aead]).unwrap().remove(0);
+    let mut k = keys.clone();
+    k.force_mode(unit.mode);
+    let mut dut = RocesecProtect::new(Top::RocesecProtect1);
+    dut.load_keys(&k).unwrap();
+    let (out, _) = dut.run(&unit.frames, o.traffic, &mut SplitMix64::new(o.seed));
+    let f = &out[5];
+    let w = Window::around(5, f.in_first_cycle, f.last_cycle);
+    assert!(w.from > 0, "{w:?}");
+    let waves = job::waveform(
+        Top::RocesecProtect1,
+        &keys,
+        &unit,
+        o.seed,
+        o.traffic,
+        w,
+        &o.repro_dir,
+    )
+    .unwrap();
+    assert_eq!(waves.cycles, (w.from, w.to));
+    let line = WaveLine {
+        path: waves.path.clone(),
+        cycles: waves.cycles,
+        frame: 5,
+        first_in: f.in_first_cycle,
+        last_out: f.last_cycle,
+    };
+    check_waveform(&line, &o.repro_dir);
+    // a window the re-run does not reproduce is refused
+    let off = Window::around(5, f.in_first_cycle + 1, f.last_cycle);
+    let e = job::waveform(
+        Top::RocesecProtect1,
+        &keys,
+        &unit,
+        o.seed,
+        o.traffic,
+        off,
+        &o.repro_dir,
+    )
+    .unwrap_err();
+    assert!(e.contains("diverged"), "{e}");
 }

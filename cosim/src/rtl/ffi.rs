@@ -127,8 +127,10 @@ models! {
     KdfCmac256 => "kdf_cmac_256",
     RocesecProtect1 => "rocesec_protect_1",
     RocesecProtect1Fault => "rocesec_protect_1_fault",
+    RocesecProtect1Trace => "rocesec_protect_1_trace",
     RocesecVerify1 => "rocesec_verify_1",
     RocesecVerify1Fault => "rocesec_verify_1_fault",
+    RocesecVerify1Trace => "rocesec_verify_1_trace",
 }
 
 impl Top {
@@ -139,7 +141,11 @@ impl Top {
         if self.traceable() {
             return Some(self);
         }
-        None
+        match self {
+            Top::RocesecProtect1 => Some(Top::RocesecProtect1Trace),
+            Top::RocesecVerify1 => Some(Top::RocesecVerify1Trace),
+            _ => None,
+        }
     }
 }
 

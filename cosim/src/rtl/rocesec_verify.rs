@@ -45,7 +45,10 @@ impl RocesecVerify {
     /// If `top` is not a verify variant, or the control register write fails.
     pub fn new(top: Top, mode: VerifyMode) -> Self {
         assert!(
-            matches!(top, Top::RocesecVerify1 | Top::RocesecVerify1Fault),
+            matches!(
+                top,
+                Top::RocesecVerify1 | Top::RocesecVerify1Fault | Top::RocesecVerify1Trace
+            ),
             "{} is not a rocesec_verify variant",
             top.name()
         );
