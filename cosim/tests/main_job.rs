@@ -1,7 +1,9 @@
 //! The main job (`rocesec cosim`) end to end on real rxe captures: the RTL protect top agrees
 //! with the model on every byte and verdict, and a deliberate RTL fault (one flipped S-box bit,
 //! `+define+FAULT_SBOX`) is caught with a report that names the frame, the first differing byte
-//! and the model's GCM intermediates.
+//! and the model's GCM intermediates, a repro pcap and an FST waveform window around the frame
+//! (re-run on a trace-capable build; its header's time range is checked against the frame's
+//! cycles).
 #![allow(clippy::unwrap_used)]
 
 use rocesec_cosim::job::{self, Options};
