@@ -14,6 +14,10 @@
 //! - `ROCESEC_FAULT=sbox`: build every AES model with `+define+FAULT_SBOX` (one flipped S-box bit)
 //!   so the ordinary comparison tests must fail. The `aes_cipher_pipe_fault` model always has it.
 //! - `ROCESEC_VSIM_OPT`: C++ optimisation level of the fast model files (default 2).
+//!
+//! Models marked `trace` are verilated with `--trace-fst` and compiled with `VM_TRACE=1`; the
+//! FST writer (`verilated_fst_c.cpp`) is then compiled once too and zlib linked (Debian package
+//! zlib1g-dev, installed by scripts/setup.sh). See docs/cosim.md, "Waveforms".
 #![allow(missing_docs)]
 
 use std::env;
@@ -33,7 +37,15 @@ struct Model {
     params: &'static [(&'static str, &'static str)],
     /// `+define+` macros.
     defines: &'static [&'static str],
+    /// Trace-capable (`--trace-fst`, [`TRACE_DEPTH`]): the shim can write an FST waveform at
+    /// run time (`<name>_trace_open`); off until opened.
+    trace: bool,
 }
+
+/// `--trace-depth` of trace-capable models: the wrapper's ports and every level below it down to
+/// the AES rounds (TOP, `*_axil`, `rocesec_*`, `*_emit`/`*_key`, `rocesec_ctr`/`ghash_feed`/
+/// `key_cache`, `aes_cipher_pipe`/`ghash_core`/`kdf_cmac`, their generate blocks and rounds).
+const TRACE_DEPTH: u32 = 8;
 
 const MODELS: &[Model] = &[
     Model {
@@ -42,6 +54,7 @@ const MODELS: &[Model] = &[
         filelist: "aes/aes_cipher_pipe.f",
         params: &[("KeyLen", "128"), ("TagWidth", "16")],
         defines: &[],
+        trace: false,
     },
     Model {
         name: "aes_cipher_pipe_256",
@@ -49,6 +62,7 @@ const MODELS: &[Model] = &[
         filelist: "aes/aes_cipher_pipe.f",
         params: &[("KeyLen", "256"), ("TagWidth", "16")],
         defines: &[],
+        trace: false,
     },
     Model {
         name: "aes_cipher_pipe_128_tower",
@@ -56,6 +70,7 @@ const MODELS: &[Model] = &[
         filelist: "aes/aes_cipher_pipe.f",
         params: &[("KeyLen", "128"), ("TagWidth", "16"), ("SboxTower", "1'b1")],
         defines: &[],
+        trace: false,
     },
     Model {
         name: "aes_cipher_pipe_256_tower_l1",
@@ -68,6 +83,7 @@ const MODELS: &[Model] = &[
             ("SboxLatency", "1"),
         ],
         defines: &[],
+        trace: false,
     },
     Model {
         name: "aes_cipher_pipe_fault",
@@ -75,6 +91,7 @@ const MODELS: &[Model] = &[
         filelist: "aes/aes_cipher_pipe.f",
         params: &[("KeyLen", "128"), ("TagWidth", "16")],
         defines: &["FAULT_SBOX"],
+        trace: false,
     },
     Model {
         name: "ghash_mul_1",
@@ -82,6 +99,7 @@ const MODELS: &[Model] = &[
         filelist: "ghash/ghash_mul.f",
         params: &[("NumStages", "1"), ("TagWidth", "16")],
         defines: &[],
+        trace: false,
     },
     Model {
         name: "ghash_mul_2",
@@ -89,6 +107,7 @@ const MODELS: &[Model] = &[
         filelist: "ghash/ghash_mul.f",
         params: &[("NumStages", "2"), ("TagWidth", "16")],
         defines: &[],
+        trace: false,
     },
     Model {
         name: "ghash_mul_3",
@@ -96,6 +115,7 @@ const MODELS: &[Model] = &[
         filelist: "ghash/ghash_mul.f",
         params: &[("NumStages", "3"), ("TagWidth", "16")],
         defines: &[],
+        trace: false,
     },
     Model {
         name: "ghash_core_1",
@@ -103,6 +123,7 @@ const MODELS: &[Model] = &[
         filelist: "ghash/ghash_core.f",
         params: &[("MulStages", "1"), ("TagWidth", "16")],
         defines: &[],
+        trace: false,
     },
     Model {
         name: "ghash_core_2",
@@ -110,6 +131,7 @@ const MODELS: &[Model] = &[
         filelist: "ghash/ghash_core.f",
         params: &[("MulStages", "2"), ("TagWidth", "16")],
         defines: &[],
+        trace: false,
     },
     Model {
         name: "ghash_lanes_1",
@@ -117,6 +139,7 @@ const MODELS: &[Model] = &[
         filelist: "ghash/ghash_lanes.f",
         params: &[("LANES", "1"), ("TagWidth", "16")],
         defines: &[],
+        trace: false,
     },
     Model {
         name: "ghash_lanes_2",
@@ -124,6 +147,7 @@ const MODELS: &[Model] = &[
         filelist: "ghash/ghash_lanes.f",
         params: &[("LANES", "2"), ("TagWidth", "16")],
         defines: &[],
+        trace: false,
     },
     Model {
         name: "ghash_lanes_4",
@@ -131,6 +155,7 @@ const MODELS: &[Model] = &[
         filelist: "ghash/ghash_lanes.f",
         params: &[("LANES", "4"), ("TagWidth", "16")],
         defines: &[],
+        trace: false,
     },
     Model {
         name: "ghash_lanes_4_pow",
@@ -138,6 +163,7 @@ const MODELS: &[Model] = &[
         filelist: "ghash/ghash_lanes.f",
         params: &[("LANES", "4"), ("TagWidth", "16"), ("PowersIn", "1")],
         defines: &[],
+        trace: false,
     },
     // ghash_lanes' proof that its tests can fail: one product bit flips (rtl/ghash/ghash_lanes.sv).
     Model {
@@ -146,6 +172,7 @@ const MODELS: &[Model] = &[
         filelist: "ghash/ghash_lanes.f",
         params: &[("LANES", "4"), ("TagWidth", "16")],
         defines: &["FAULT_GHASH"],
+        trace: false,
     },
     Model {
         name: "roce_icrc_1",
@@ -153,6 +180,7 @@ const MODELS: &[Model] = &[
         filelist: "roce/roce_icrc.f",
         params: &[("Lanes", "1")],
         defines: &[],
+        trace: false,
     },
     Model {
         name: "roce_icrc_4",
@@ -160,6 +188,7 @@ const MODELS: &[Model] = &[
         filelist: "roce/roce_icrc.f",
         params: &[("Lanes", "4")],
         defines: &[],
+        trace: false,
     },
     Model {
         name: "roce_parse_1",
@@ -167,6 +196,7 @@ const MODELS: &[Model] = &[
         filelist: "roce/roce_parse.f",
         params: &[("LANES", "1")],
         defines: &[],
+        trace: false,
     },
     Model {
         name: "roce_parse_4",
@@ -174,6 +204,7 @@ const MODELS: &[Model] = &[
         filelist: "roce/roce_parse.f",
         params: &[("LANES", "4")],
         defines: &[],
+        trace: false,
     },
     Model {
         name: "kdf_cmac_128",
@@ -181,6 +212,7 @@ const MODELS: &[Model] = &[
         filelist: "kdf/kdf_cmac.f",
         params: &[("KeyLen", "128"), ("MaxMsgBytes", "48")],
         defines: &[],
+        trace: false,
     },
     Model {
         name: "kdf_cmac_256",
@@ -188,6 +220,7 @@ const MODELS: &[Model] = &[
         filelist: "kdf/kdf_cmac.f",
         params: &[("KeyLen", "256"), ("MaxMsgBytes", "48")],
         defines: &[],
+        trace: false,
     },
     Model {
         name: "rocesec_protect_1",
@@ -195,6 +228,7 @@ const MODELS: &[Model] = &[
         filelist: "top/rocesec_protect_axil.f",
         params: &[("LANES", "1")],
         defines: &[],
+        trace: false,
     },
     // The main job's proof that it can fail: one flipped S-box bit (rtl/aes/aes_pkg.sv).
     Model {
@@ -203,6 +237,18 @@ const MODELS: &[Model] = &[
         filelist: "top/rocesec_protect_axil.f",
         params: &[("LANES", "1")],
         defines: &["FAULT_SBOX"],
+        trace: true,
+    },
+    // Trace-capable build of rocesec_protect_1 for the main job's waveform of a mismatch
+    // (cosim/src/waves.rs): the main model stays without tracing, which costs ~9 % run time
+    // even with tracing off (docs/rtl/cosim.md, "Waveforms").
+    Model {
+        name: "rocesec_protect_1_trace",
+        module: "rocesec_protect_axil",
+        filelist: "top/rocesec_protect_axil.f",
+        params: &[("LANES", "1")],
+        defines: &[],
+        trace: true,
     },
     Model {
         name: "rocesec_verify_1",
@@ -210,6 +256,7 @@ const MODELS: &[Model] = &[
         filelist: "top/rocesec_verify_axil.f",
         params: &[("LANES", "1")],
         defines: &[],
+        trace: false,
     },
     // Proof that the verify comparison can fail: one flipped S-box bit (rtl/aes/aes_pkg.sv).
     Model {
@@ -218,6 +265,18 @@ const MODELS: &[Model] = &[
         filelist: "top/rocesec_verify_axil.f",
         params: &[("LANES", "1")],
         defines: &["FAULT_SBOX"],
+        trace: true,
+    },
+    // Trace-capable build of rocesec_verify_1 for the main job's waveform of a mismatch
+    // (cosim/src/waves.rs): the main model stays without tracing, which costs ~9 % run time
+    // even with tracing off (docs/rtl/cosim.md, "Waveforms").
+    Model {
+        name: "rocesec_verify_1_trace",
+        module: "rocesec_verify_axil",
+        filelist: "top/rocesec_verify_axil.f",
+        params: &[("LANES", "1")],
+        defines: &[],
+        trace: true,
     },
 ];
 
@@ -263,7 +322,7 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(2);
 
-    let base = |o: u32| {
+    let base = |o: u32, trace: bool| {
         let mut b = cc::Build::new();
         b.cpp(true)
             .std("c++17")
@@ -273,7 +332,8 @@ fn main() {
             .cargo_metadata(true)
             .include(&inc)
             .include(inc.join("vltstd"))
-            .define("VM_TRACE", "0")
+            .define("VM_TRACE", if trace { "1" } else { "0" })
+            .define("VM_TRACE_FST", if trace { "1" } else { "0" })
             .define("VM_COVERAGE", "0")
             .define("VM_SC", "0")
             .flag_if_supported("-faligned-new")
@@ -291,11 +351,27 @@ fn main() {
         &rt_stamp,
         &["rocesec_verilated_rt"],
     ) {
-        base(2)
+        base(2, false)
             .file(inc.join("verilated.cpp"))
             .file(inc.join("verilated_threads.cpp"))
             .compile("rocesec_verilated_rt");
         write_stamp(&out, "rocesec_verilated_rt", &rt_stamp);
+    }
+    // The FST writer (with its bundled fastlz/lz4 and the system zlib), only when a model traces.
+    if MODELS.iter().any(|m| m.trace) {
+        let fst_stamp = format!("fst {} opt2", root.display());
+        if !fresh(
+            &out,
+            "rocesec_verilated_fst",
+            &fst_stamp,
+            &["rocesec_verilated_fst"],
+        ) {
+            base(2, true)
+                .file(inc.join("verilated_fst_c.cpp"))
+                .compile("rocesec_verilated_fst");
+            write_stamp(&out, "rocesec_verilated_fst", &fst_stamp);
+        }
+        println!("cargo:rustc-link-lib=z");
     }
 
     for m in MODELS {
@@ -308,13 +384,14 @@ fn main() {
         }
         // Rebuild a model only when its inputs changed (sources, shim, parameters, defines).
         let mut stamp = format!(
-            "{} {} {:?} {:?} opt={} root={}",
+            "{} {} {:?} {:?} opt={} root={} trace={}",
             m.name,
             m.module,
             m.params,
             defines,
             opt,
-            root.display()
+            root.display(),
+            if m.trace { TRACE_DEPTH } else { 0 }
         );
         for f in sources.iter().chain([&shim, &csrc.join("shim.h")]) {
             stamp.push_str(&format!(" {}:{:016x}", f.display(), content_hash(f)));
@@ -349,13 +426,17 @@ fn main() {
         for d in &defines {
             cmd.arg(format!("+define+{d}"));
         }
+        if m.trace {
+            cmd.args(["--trace-fst", "--trace-structs", "--trace-depth"])
+                .arg(TRACE_DEPTH.to_string());
+        }
         for f in &sources {
             cmd.arg(f);
         }
         let st = cmd.status().expect("run verilator");
         assert!(st.success(), "verilator failed for {}", m.name);
 
-        let (mut fast, mut slow) = (base(opt), base(0));
+        let (mut fast, mut slow) = (base(opt, m.trace), base(0, m.trace));
         for b in [&mut fast, &mut slow] {
             b.include(&mdir).include(&csrc);
         }

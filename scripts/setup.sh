@@ -5,11 +5,12 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-# Debian packages: verilator (RTL co-simulation), tshark/tcpdump (capture checks), python3-venv
+# Debian packages: verilator (RTL co-simulation), zlib1g-dev (Verilator's FST waveform writer,
+# linked into the trace-capable models), tshark/tcpdump (capture checks), python3-venv
 # (synthesis tools from PyPI), g++ (Verilator's C++); libibverbs-dev, librdmacm-dev, libclang-dev,
 # clang, pkg-config (rdma-sys: bindgen over the verbs headers, feature rocesec-host/verbs);
 # libssl-dev (openssl dev-dependency of host-lib's benchmark).
-pkgs=(verilator tshark tcpdump python3-venv g++ make
+pkgs=(verilator zlib1g-dev tshark tcpdump python3-venv g++ make
       libibverbs-dev librdmacm-dev libclang-dev clang pkg-config libssl-dev)
 missing=()
 for p in "${pkgs[@]}"; do

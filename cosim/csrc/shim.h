@@ -11,6 +11,12 @@
 //   int32_t  port(const char* name, uint32_t* words) port index (or -1) and its size in u32 words
 //   void     set(void*, int32_t idx, const uint32_t* w)  drive input port idx (word 0 = bits 31:0)
 //   void     get(void*, int32_t idx, uint32_t* w)        read port idx
+//   int32_t  traceable()                            1 if built with --trace-fst (VM_TRACE), else 0
+//   int32_t  trace_open(void*, const char* path)    open an FST waveform (1 ok, 0 not traceable)
+//   void     trace_dump(void*, uint64_t t)          record every traced signal at time t (ns)
+//   void     trace_close(void*)                     flush and close the waveform (if open)
+// Tracing costs nothing until trace_open: without a VerilatedFstC the model only keeps its
+// change-activity flags.
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -18,6 +24,9 @@
 #include <utility>
 #include "verilated.h"
 #include VTOP_H
+#if VM_TRACE
+#include "verilated_fst_c.h"
+#endif
 
 #define SHIM_CAT2(a, b) a##_##b
 #define SHIM_CAT(a, b) SHIM_CAT2(a, b)
@@ -27,8 +36,25 @@ namespace {
 struct Sim {
     VerilatedContext ctx;
     VTOP* m;
+#if VM_TRACE
+    VerilatedFstC* tfp = nullptr;
+    Sim() {
+        ctx.traceEverOn(true);  // before the model is built
+        m = new VTOP{&ctx, "TOP"};
+        ctx.timeprecision(-9);  // waveform time in ns (the model's constructor set the design's)
+    }
+    void close() {
+        if (tfp) {
+            tfp->close();
+            delete tfp;
+            tfp = nullptr;
+        }
+    }
+    ~Sim() { close(); m->final(); delete m; }
+#else
     Sim() : m(new VTOP{&ctx, "TOP"}) {}
     ~Sim() { m->final(); delete m; }
+#endif
 };
 
 // Scalar ports (CData/SData/IData/QData) and wide ports (VlWide<N>).
@@ -87,6 +113,32 @@ void SHIM_FN(set)(void* sp, int32_t i, const uint32_t* w) {
 #define SHIM_SET_OUT(p) idx++;
     SHIM_PORTS(SHIM_SET_IN, SHIM_SET_OUT)
 }
+
+int32_t SHIM_FN(traceable)() { return VM_TRACE ? 1 : 0; }
+
+#if VM_TRACE
+int32_t SHIM_FN(trace_open)(void* sp, const char* path) {
+    Sim* s = static_cast<Sim*>(sp);
+    s->close();
+    s->tfp = new VerilatedFstC;
+    s->m->trace(s->tfp, 99);  // depth is fixed at verilation (--trace-depth)
+    s->tfp->open(path);
+    if (!s->tfp->isOpen()) {
+        s->close();
+        return 0;
+    }
+    return 1;
+}
+void SHIM_FN(trace_dump)(void* sp, uint64_t t) {
+    Sim* s = static_cast<Sim*>(sp);
+    if (s->tfp) s->tfp->dump(t);
+}
+void SHIM_FN(trace_close)(void* sp) { static_cast<Sim*>(sp)->close(); }
+#else
+int32_t SHIM_FN(trace_open)(void*, const char*) { return 0; }
+void SHIM_FN(trace_dump)(void*, uint64_t) {}
+void SHIM_FN(trace_close)(void*) {}
+#endif
 
 void SHIM_FN(get)(void* sp, int32_t i, uint32_t* w) {
     Sim* s = static_cast<Sim*>(sp);

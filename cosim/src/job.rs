@@ -8,7 +8,9 @@
 //! reason (`m_axis_tuser`), and every output byte. On the first mismatch of a unit the unit
 //! stops, and the report carries the packet, the first differing byte and the model's
 //! intermediates (key, IV, H, J0, GHASH states, keystream, tag); a repro pcap with that frame is
-//! written.
+//! written, and the unit is re-run (same seed and frames: deterministic) on a trace-capable
+//! build of the top to write an FST waveform of the cycles around that frame
+//! (`<repro dir>/<capture>.<mode>.fst`, see [`crate::waves`]).
 //!
 //! Timing: every unit is also run through the model's cycle-approximate timing layer
 //! (`rocesec_model::timing`) with the same frames and the same seeded stimulus; the summary puts
@@ -18,6 +20,7 @@
 
 use crate::rtl::rocesec_protect::{OutFrame, RocesecProtect, Traffic};
 use crate::rtl::{SplitMix64, Top};
+use crate::waves::{self, Waves, Window};
 use rocesec_model::engine::Protector;
 use rocesec_model::keys::KeyFile;
 use rocesec_model::pcapio::{self, Record};
@@ -47,6 +50,10 @@ pub struct Mismatch {
     pub report: String,
     /// The input frame (for the repro pcap).
     pub frame: Vec<u8>,
+    /// The cycles around the frame to record in a waveform (`None`: no frame to point at).
+    pub window: Option<Window>,
+    /// The waveform written by the re-run, or why there is none (`None`: not asked for).
+    pub waves: Option<Result<Waves, String>>,
 }
 
 /// Result of one unit.
@@ -209,6 +216,8 @@ pub fn run_unit(
             index: 0,
             report: format!("loading the key file into the RTL failed: {e}"),
             frame: Vec::new(),
+            window: None,
+            waves: None,
         });
         return res;
     }
@@ -237,6 +246,8 @@ pub fn run_unit(
                 index: i,
                 report,
                 frame: f.clone(),
+                window: Some(Window::around(i, o.in_first_cycle, o.last_cycle)),
+                waves: None,
             });
             break;
         }
@@ -248,6 +259,56 @@ pub fn run_unit(
         &res.model_latency,
     );
     res
+}
+
+/// Re-run `unit` as [`run_unit`] did (same key file, seed and stimulus: the run is
+/// deterministic) on the trace-capable build of `top` (`Top::traced`), recording the cycles of
+/// `w` into `dir/<capture>.<mode>.fst`; the run stops after the window. Checks that the re-run
+/// saw the frame at the same cycles.
+///
+/// # Errors
+/// No trace-capable build of `top`, the keys do not load, the file cannot be written, or the
+/// re-run diverged.
+pub fn waveform(
+    top: Top,
+    keys: &KeyFile,
+    unit: &Unit,
+    seed: u64,
+    traffic: Traffic,
+    w: Window,
+    dir: &Path,
+) -> Result<Waves, String> {
+    let tt = top
+        .traced()
+        .ok_or_else(|| format!("no trace-capable build of {}", top.name()))?;
+    let mut k = keys.clone();
+    k.force_mode(unit.mode);
+    let path = waves::path(dir, &format!("{}.{}", unit.name, unit.mode.name()))?;
+    let mut dut = RocesecProtect::new(tt);
+    dut.trace_window(&path, w.from, w.to)?; // before the key load: a window may start there
+    dut.load_keys(&k)?;
+    let r = dut.run_expect(
+        &unit.frames,
+        unit.frames.len(),
+        traffic,
+        &mut SplitMix64::new(seed),
+    );
+    dut.idle_until_traced(w.to + 2);
+    let traced = dut.trace_finish();
+    match r.out.get(w.frame) {
+        Some(o) if (o.in_first_cycle, o.last_cycle) == (w.first_in, w.last_out) => {}
+        o => {
+            return Err(format!(
+                "the re-run on {} diverged: frame {} at cycles {:?}, first run {}..={}",
+                tt.name(),
+                w.frame,
+                o.map(|o| (o.in_first_cycle, o.last_cycle)),
+                w.first_in,
+                w.last_out
+            ))
+        }
+    }
+    waves::finish(path, w, traced)
 }
 
 /// Load captures as units, one per (capture, mode); no paths: the rxe corpus embedded in the
@@ -322,6 +383,9 @@ pub struct Options {
     pub timing: Params,
     /// The verilated verify top for the verify direction (`crate::job_verify`); `None` skips it.
     pub verify_top: Option<Top>,
+    /// On a mismatch, re-run the unit or stream on a trace-capable build and write an FST
+    /// waveform around the mismatching frame into `repro_dir` ([`crate::waves`]).
+    pub waves: bool,
 }
 
 /// The synthesis report, embedded at build time (`scripts/synth.sh` regenerates it).
@@ -434,14 +498,13 @@ pub fn run(
             .par_iter()
             .enumerate()
             .map(|(i, u)| {
-                let r = run_unit(
-                    o.top,
-                    keys,
-                    u,
-                    o.seed.wrapping_add(i as u64),
-                    o.traffic,
-                    &o.timing,
-                );
+                let seed = o.seed.wrapping_add(i as u64);
+                let mut r = run_unit(o.top, keys, u, seed, o.traffic, &o.timing);
+                if let Some(m) = r.first.as_mut().filter(|_| o.waves) {
+                    m.waves = m
+                        .window
+                        .map(|w| waveform(o.top, keys, u, seed, o.traffic, w, &o.repro_dir));
+                }
                 pb.inc(u.frames.len() as u64);
                 r
             })
@@ -520,6 +583,11 @@ pub fn run(
             .map_err(io)?;
             if let Some(p) = write_repro(&o.repro_dir, r)? {
                 writeln!(err, "  repro pcap: {}", p.display()).map_err(io)?;
+            }
+            match &m.waves {
+                Some(Ok(w)) => writeln!(err, "  waveform: {w}").map_err(io)?,
+                Some(Err(e)) => writeln!(err, "  waveform: not written: {e}").map_err(io)?,
+                None => {}
             }
         }
     }

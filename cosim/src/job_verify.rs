@@ -2,8 +2,10 @@
 //! model's `Protector`, through the RTL verify top and `rocesec_model::engine::Verifier`, in
 //! cut-through and store-and-forward, genuine and with attacks mixed in (the tamper pass).
 //! Per frame: the verdict (`m_axis_tuser`) and every output byte; in store-and-forward a frame
-//! the model rejects must not leave. Also the attack generator shared with
-//! `cosim/tests/rocesec_verify.rs`.
+//! the model rejects must not leave. On the first mismatch of a stream the stream is re-run on a
+//! trace-capable build and an FST waveform around the frame is written
+//! (`<repro dir>/<capture>.<mode>.verify-<genuine|tamper>-<out mode>.fst`, [`crate::waves`]).
+//! Also the attack generator shared with `cosim/tests/rocesec_verify.rs`.
 //!
 //! Timing: every run also goes through the model's timing layer of the verify top
 //! (`rocesec_model::timing_verify`) with the same frames, output mode and seeded stimulus; the
@@ -17,6 +19,7 @@ use crate::job::{Options, Unit};
 use crate::rtl::rocesec_protect::{OutFrame, RunResult, Traffic};
 use crate::rtl::rocesec_verify::{RocesecVerify, VerifyMode};
 use crate::rtl::{SplitMix64, Top};
+use crate::waves::{self, Waves, Window};
 use rocesec_model::engine::{Protector, Verifier};
 use rocesec_model::keys::KeyFile;
 use rocesec_model::roce::{self, icrc, opcode, Frame, IpVersion};
@@ -24,6 +27,7 @@ use rocesec_model::timing::Accuracy;
 use rocesec_model::timing_verify::{self, OutMode, Params};
 use rocesec_model::verdict::Forward;
 use std::fmt::Write as _;
+use std::path::Path;
 
 /// IPv4 header checksum (RFC 791) of the header at `ip` (`ihl` bytes), in place.
 fn fix_ipv4(f: &mut [u8], ip: usize, ihl: usize) {
@@ -227,18 +231,37 @@ pub struct VerifyResult {
     pub mismatches: u64,
     /// The first mismatch.
     pub report: Option<String>,
+    /// The cycles around the first mismatch to record in a waveform.
+    pub window: Option<Window>,
+    /// The waveform written by the re-run, or why there is none (`None`: not asked for).
+    pub waves: Option<Result<Waves, String>>,
 }
 
-/// Compare a verify run with the model; `Err(report)` at the first disagreement.
+/// Cycles a waveform covers after the first beat of a frame that stalled the top.
+const STALL_WINDOW: u64 = 2048;
+
+/// Compare a verify run with the model; `Err((report, waveform window))` at the first
+/// disagreement.
 fn compare(
     model: &mut Verifier,
     frames: &[Vec<u8>],
     r: &RunResult,
     mode: VerifyMode,
     res: &mut VerifyResult,
-) -> Result<(), String> {
+) -> Result<(), (String, Option<Window>)> {
+    let last_out = r.out.last().map_or(0, |o| o.last_cycle);
+    // a frame that did not leave: from its first beat to the last output seen
+    let missing = |i: usize, extra: u64| {
+        r.in_starts
+            .get(i)
+            .map(|&s| Window::around(i, s, last_out.max(s) + extra))
+    };
     if r.stalled {
-        return Err(format!("RTL stalled after {} frames out", r.out.len()));
+        let k = r.out.len();
+        return Err((
+            format!("RTL stalled after {k} frames out"),
+            missing(k, STALL_WINDOW),
+        ));
     }
     let mut outs = r.out.iter();
     for (i, f) in frames.iter().enumerate() {
@@ -252,7 +275,10 @@ fn compare(
             continue;
         }
         let Some(o): Option<&OutFrame> = outs.next() else {
-            return Err(format!("frame {i}: no output, model: {:?}", v.map(|x| x.0)));
+            return Err((
+                format!("frame {i}: no output, model: {:?}", v.map(|x| x.0)),
+                missing(i, 0),
+            ));
         };
         res.beats_out += o.data.len().div_ceil(16) as u64;
         if let Some(&s) = r.in_starts.get(i) {
@@ -283,14 +309,21 @@ fn compare(
             }
         }
         if !m.is_empty() {
-            return Err(format!("frame {i}: {m}\n  input {}", hex::encode(f)));
+            let first_in = r.in_starts.get(i).copied().unwrap_or(o.first_cycle);
+            return Err((
+                format!("frame {i}: {m}\n  input {}", hex::encode(f)),
+                Some(Window::around(i, first_in, o.last_cycle)),
+            ));
         }
     }
     if let Some(o) = outs.next() {
-        return Err(format!(
-            "RTL sent an extra frame (tuser {:#04x}, {} bytes): a rejected frame left",
-            o.tuser,
-            o.data.len()
+        return Err((
+            format!(
+                "RTL sent an extra frame (tuser {:#04x}, {} bytes): a rejected frame left",
+                o.tuser,
+                o.data.len()
+            ),
+            Some(Window::around(frames.len(), o.first_cycle, o.last_cycle)),
         ));
     }
     Ok(())
@@ -360,9 +393,10 @@ pub fn run_stream(
     let r = dut.run(frames, expect, traffic, &mut rng);
     res.cycles = r.cycles;
     res.kdf_cycles = dut.kdf_cycles();
-    if let Err(e) = compare(&mut model, frames, &r, mode, &mut res) {
+    if let Err((e, w)) = compare(&mut model, frames, &r, mode, &mut res) {
         res.mismatches = 1;
         res.report = Some(e);
+        res.window = w;
     }
     if let Some((c, lat, kdf)) = predict_stream(params, keys, frames, mode, seed, traffic) {
         res.model_cycles = c;
@@ -393,8 +427,57 @@ pub fn streams(keys: &KeyFile, unit: &Unit, seed: u64) -> (KeyFile, Vec<Stream>)
     (k, vec![("genuine", genuine), ("tamper", attacked)])
 }
 
+/// Re-run a stream as [`run_stream`] did (deterministic) on the trace-capable build of `top`
+/// (`Top::traced`), recording the cycles of `w` into `dir/<stem>.fst`; the run stops after the
+/// window. Checks that the re-run saw the frame's first beat at the same cycle.
+///
+/// # Errors
+/// No trace-capable build, the keys do not load, the file cannot be written, or the re-run
+/// diverged.
+#[allow(clippy::too_many_arguments)]
+pub fn waveform(
+    top: Top,
+    keys: &KeyFile,
+    frames: &[Vec<u8>],
+    mode: VerifyMode,
+    seed: u64,
+    traffic: Traffic,
+    w: Window,
+    dir: &Path,
+    stem: &str,
+) -> Result<Waves, String> {
+    let tt = top
+        .traced()
+        .ok_or_else(|| format!("no trace-capable build of {}", top.name()))?;
+    let expect = match mode {
+        VerifyMode::CutThrough => frames.len(),
+        VerifyMode::StoreForward => {
+            let mut count = Verifier::new(keys).map_err(|e| e.to_string())?;
+            frames.iter().filter(|f| count.verify(f).is_ok()).count()
+        }
+    };
+    let path = waves::path(dir, stem)?;
+    let mut dut = RocesecVerify::new(tt, mode);
+    dut.trace_window(&path, w.from, w.to)?; // before the key load: a window may start there
+    dut.load_keys(keys)?;
+    let r = dut.run(frames, expect, traffic, &mut SplitMix64::new(seed));
+    dut.idle_until_traced(w.to + 2);
+    let traced = dut.trace_finish();
+    if w.frame < frames.len() && r.in_starts.get(w.frame) != Some(&w.first_in) {
+        return Err(format!(
+            "the re-run on {} diverged: frame {} in at cycle {:?}, first run {}",
+            tt.name(),
+            w.frame,
+            r.in_starts.get(w.frame),
+            w.first_in
+        ));
+    }
+    waves::finish(path, w, traced)
+}
+
 /// The verify runs of one unit: genuine and tampered streams, both output modes, with the
-/// timing layer's `params`.
+/// timing layer's `params`. With `waves_dir`, a stream that mismatches is re-run to write a
+/// waveform there ([`waveform`]).
 pub fn run_unit(
     top: Top,
     keys: &KeyFile,
@@ -402,6 +485,7 @@ pub fn run_unit(
     seed: u64,
     t: Traffic,
     params: &Params,
+    waves_dir: Option<&Path>,
 ) -> Vec<VerifyResult> {
     let (k, streams) = streams(keys, unit, seed);
     let mut v = Vec::new();
@@ -410,6 +494,15 @@ pub fn run_unit(
             let mut r = run_stream(top, &k, frames, mode, seed, t, params);
             r.name.clone_from(&unit.name);
             r.what = format!("{} {what}", unit.mode);
+            if let (Some(dir), Some(w)) = (waves_dir, r.window) {
+                let stem = format!(
+                    "{}.{}.verify-{what}-{}",
+                    unit.name,
+                    unit.mode.name(),
+                    mode.name()
+                );
+                r.waves = Some(waveform(top, &k, frames, mode, seed, t, w, dir, &stem));
+            }
             v.push(r);
         }
     }
@@ -440,6 +533,7 @@ pub fn run(
             .par_iter()
             .enumerate()
             .flat_map(|(i, u)| {
+                let dir = o.waves.then_some(o.repro_dir.as_path());
                 run_unit(
                     top,
                     keys,
@@ -447,6 +541,7 @@ pub fn run(
                     o.seed.wrapping_add(i as u64),
                     o.traffic,
                     &Params::RTL,
+                    dir,
                 )
             })
             .collect()
@@ -523,6 +618,11 @@ pub fn run(
                 r.name, r.what, r.mode
             )
             .map_err(io)?;
+            match &r.waves {
+                Some(Ok(w)) => writeln!(err, "  waveform: {w}").map_err(io)?,
+                Some(Err(e)) => writeln!(err, "  waveform: not written: {e}").map_err(io)?,
+                None => {}
+            }
         }
     }
     let (mn, mean, mx) = stats(&all_lat);

@@ -3,3 +3,4 @@
 pub mod job;
 pub mod job_verify;
 pub mod rtl;
+pub mod waves;

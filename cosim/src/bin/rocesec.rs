@@ -5,7 +5,7 @@
 //! rocesec protect [--keys KEYS.yaml] [--mode header-auth|packet-auth|aead] IN.pcap OUT.pcap
 //! rocesec verify  [--keys KEYS.yaml] [--mode MODE] IN.pcap OUT.pcap
 //! rocesec roundtrip [--keys KEYS.yaml] [--mode M] [PCAP...]
-//! rocesec cosim [PCAP...] [--keys KEYS.yaml] [--lanes 1] [--mode M] [--seed N] [--jobs N] [--plot FILE.svg]
+//! rocesec cosim [PCAP...] [--keys KEYS.yaml] [--lanes 1] [--mode M] [--seed N] [--jobs N] [--plot FILE.svg] [--no-waves]
 //! ```
 //! Exit status: 0 success; 1 a packet was rejected (or, for inspect, has a bad ICRC); 2 error.
 
@@ -83,6 +83,9 @@ enum Cmd {
         /// SVG plot of latency against frame size.
         #[arg(long)]
         plot: Option<PathBuf>,
+        /// Do not re-run a mismatching unit to write its FST waveform (cosim-repro/*.fst).
+        #[arg(long)]
+        no_waves: bool,
     },
     /// The host library's counters: read `rocesec-stats` lines from logs (e.g. the output of
     /// rocesec-host-demo) or stdin and print them as a table. Exit 1 when any authentication
@@ -142,9 +145,10 @@ fn main() -> ExitCode {
             seed,
             jobs,
             plot,
+            no_waves,
         } => with_keys(&k, false, |keys| {
             cosim(
-                keys, pcaps, k.mode, lanes, seed, jobs, plot, &mut out, &mut err,
+                keys, pcaps, k.mode, lanes, seed, jobs, plot, !no_waves, &mut out, &mut err,
             )
         }),
     };
@@ -169,6 +173,7 @@ fn cosim(
     seed: u64,
     jobs: usize,
     plot: Option<PathBuf>,
+    waves: bool,
     out: &mut dyn std::io::Write,
     err: &mut dyn std::io::Write,
 ) -> std::io::Result<i32> {
@@ -194,6 +199,7 @@ fn cosim(
         top: rocesec_cosim::rtl::Top::RocesecProtect1,
         timing: rocesec_model::timing::Params::RTL,
         verify_top: Some(rocesec_cosim::rtl::Top::RocesecVerify1),
+        waves,
     };
     match job::run(keys, &o, out, err) {
         Ok(0) => Ok(cli::EXIT_OK),

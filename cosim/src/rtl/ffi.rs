@@ -17,6 +17,10 @@ struct VTable {
     port: unsafe extern "C" fn(*const c_char, *mut u32) -> i32,
     set: unsafe extern "C" fn(*mut c_void, i32, *const u32),
     get: unsafe extern "C" fn(*mut c_void, i32, *mut u32),
+    traceable: unsafe extern "C" fn() -> i32,
+    trace_open: unsafe extern "C" fn(*mut c_void, *const c_char) -> i32,
+    trace_dump: unsafe extern "C" fn(*mut c_void, u64),
+    trace_close: unsafe extern "C" fn(*mut c_void),
 }
 
 macro_rules! models {
@@ -49,6 +53,14 @@ macro_rules! models {
                         pub fn set(s: *mut c_void, idx: i32, w: *const u32);
                         #[link_name = concat!($pfx, "_get")]
                         pub fn get(s: *mut c_void, idx: i32, w: *mut u32);
+                        #[link_name = concat!($pfx, "_traceable")]
+                        pub fn traceable() -> i32;
+                        #[link_name = concat!($pfx, "_trace_open")]
+                        pub fn trace_open(s: *mut c_void, path: *const c_char) -> i32;
+                        #[link_name = concat!($pfx, "_trace_dump")]
+                        pub fn trace_dump(s: *mut c_void, t: u64);
+                        #[link_name = concat!($pfx, "_trace_close")]
+                        pub fn trace_close(s: *mut c_void);
                     }
                 }
             )*
@@ -66,11 +78,21 @@ macro_rules! models {
                                 port: sys::$variant::port,
                                 set: sys::$variant::set,
                                 get: sys::$variant::get,
+                                traceable: sys::$variant::traceable,
+                                trace_open: sys::$variant::trace_open,
+                                trace_dump: sys::$variant::trace_dump,
+                                trace_close: sys::$variant::trace_close,
                             };
                             &VT
                         }
                     )*
                 }
+            }
+
+            /// Was the variant verilated with `--trace-fst` (can it write a waveform)?
+            pub fn traceable(self) -> bool {
+                // SAFETY: `traceable` takes no arguments and only returns a constant.
+                unsafe { (self.vtable().traceable)() != 0 }
             }
 
             /// The variant's name as built by `build.rs`.
@@ -107,8 +129,26 @@ models! {
     KdfCmac256 => "kdf_cmac_256",
     RocesecProtect1 => "rocesec_protect_1",
     RocesecProtect1Fault => "rocesec_protect_1_fault",
+    RocesecProtect1Trace => "rocesec_protect_1_trace",
     RocesecVerify1 => "rocesec_verify_1",
     RocesecVerify1Fault => "rocesec_verify_1_fault",
+    RocesecVerify1Trace => "rocesec_verify_1_trace",
+}
+
+impl Top {
+    /// The trace-capable build (`--trace-fst`) of the same RTL, parameters and defines, for
+    /// re-running a mismatch with a waveform: the variant itself when it is trace-capable.
+    /// `None` when there is none.
+    pub fn traced(self) -> Option<Top> {
+        if self.traceable() {
+            return Some(self);
+        }
+        match self {
+            Top::RocesecProtect1 => Some(Top::RocesecProtect1Trace),
+            Top::RocesecVerify1 => Some(Top::RocesecVerify1Trace),
+            _ => None,
+        }
+    }
 }
 
 /// A port of a [`Model`]: index into the shim's port table and size in 32-bit words.
@@ -170,6 +210,30 @@ impl Model {
         // SAFETY: `ptr` is a live instance of this variant (constructed in `new`, freed only in
         // Drop) and `&mut self` guarantees exclusive access.
         unsafe { (self.vt.eval)(self.ptr.as_ptr()) }
+    }
+
+    /// Open an FST waveform at `path` (nothing is recorded until [`trace_dump`](Self::trace_dump)).
+    /// Returns false if the variant is not trace-capable or the file cannot be created.
+    pub fn trace_open(&mut self, path: &std::path::Path) -> bool {
+        let Some(cpath) = path.to_str().and_then(|p| CString::new(p).ok()) else {
+            return false;
+        };
+        // SAFETY: `ptr` is live and exclusively borrowed; `cpath` is a valid NUL-terminated
+        // string alive for the call (the writer copies the name).
+        unsafe { (self.vt.trace_open)(self.ptr.as_ptr(), cpath.as_ptr()) != 0 }
+    }
+
+    /// Record every traced signal at time `t` (ns; must not decrease). No-op when no waveform
+    /// is open.
+    pub fn trace_dump(&mut self, t: u64) {
+        // SAFETY: `ptr` is live and exclusively borrowed; the shim checks that a writer is open.
+        unsafe { (self.vt.trace_dump)(self.ptr.as_ptr(), t) }
+    }
+
+    /// Flush and close the waveform, if one is open (also done on drop).
+    pub fn trace_close(&mut self) {
+        // SAFETY: `ptr` is live and exclusively borrowed; closing twice is a no-op in the shim.
+        unsafe { (self.vt.trace_close)(self.ptr.as_ptr()) }
     }
 
     /// Drive an input port. `w` must hold exactly `port.words()` words.

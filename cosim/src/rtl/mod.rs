@@ -52,6 +52,25 @@ pub fn words_to_bytes(words: &[u32], out: &mut [u8]) {
     }
 }
 
+/// Waveform time per clock cycle, in ns (the file's unit): cycle `c` is recorded at
+/// `c * NS_PER_CYCLE` (inputs of that cycle, clock low) and its rising edge at
+/// `c * NS_PER_CYCLE + NS_PER_CYCLE / 2` (registers updated), i.e. a 100 MHz clock.
+pub const NS_PER_CYCLE: u64 = 10;
+
+/// A waveform window of a [`Sim`]: record cycles `from..=to` into `path`.
+#[derive(Clone, Debug)]
+struct TraceWindow {
+    path: std::path::PathBuf,
+    from: u64,
+    to: u64,
+    /// The file is open (first recorded cycle).
+    open: Option<u64>,
+    /// Last cycle recorded.
+    last: Option<u64>,
+    /// The window has been written and closed.
+    done: bool,
+}
+
 /// A clocked model: `clk_i`, optional `rst_ni`, and a cycle counter.
 pub struct Sim {
     model: Model,
@@ -59,6 +78,7 @@ pub struct Sim {
     rst: Option<Port>,
     cycles: u64,
     buf: Vec<u32>,
+    trace: Option<TraceWindow>,
 }
 
 impl Sim {
@@ -76,6 +96,7 @@ impl Sim {
             rst,
             cycles: 0,
             buf: Vec::new(),
+            trace: None,
         };
         s.model.set(clk, &[0]);
         s.model.eval();
@@ -142,13 +163,103 @@ impl Sim {
     }
 
     /// One rising clock edge: inputs set before the call are sampled, registered outputs update.
+    /// Inside a [waveform window](Self::trace_window) the cycle is recorded.
     pub fn tick(&mut self) {
         let clk = self.clk;
+        let rec = self.trace.is_some() && self.trace_cycle();
+        if rec {
+            self.model.trace_dump(self.cycles * NS_PER_CYCLE);
+        }
         self.model.set(clk, &[1]);
         self.model.eval();
+        if rec {
+            self.model
+                .trace_dump(self.cycles * NS_PER_CYCLE + NS_PER_CYCLE / 2);
+        }
         self.model.set(clk, &[0]);
         self.model.eval();
         self.cycles += 1;
+        if rec && self.trace.as_ref().is_some_and(|t| self.cycles > t.to) {
+            // the falling edge after the window's last cycle, then close
+            self.model.trace_dump(self.cycles * NS_PER_CYCLE);
+            self.model.trace_close();
+            if let Some(t) = &mut self.trace {
+                t.done = true;
+            }
+        }
+    }
+
+    /// Open the window's file when its first cycle comes; true if this cycle is recorded.
+    fn trace_cycle(&mut self) -> bool {
+        let c = self.cycles;
+        let Some(t) = &mut self.trace else {
+            return false;
+        };
+        if t.done || c < t.from || c > t.to {
+            return false;
+        }
+        if t.open.is_none() {
+            if !self.model.trace_open(&t.path) {
+                t.done = true;
+                return false;
+            }
+            t.open = Some(c);
+        }
+        t.last = Some(c);
+        true
+    }
+
+    /// Record cycles `from..=to` (clock edges counted by [`cycles`](Self::cycles)) of this run as
+    /// an FST waveform at `path`: every signal of the trace-capable model, down to the depth it
+    /// was verilated with. The file is opened when cycle `from` starts and closed after cycle
+    /// `to` (or when the model is dropped). Times are `cycle * NS_PER_CYCLE` ns.
+    ///
+    /// # Errors
+    /// The model was not built trace-capable (`Top::traceable`).
+    pub fn trace_window(
+        &mut self,
+        path: &std::path::Path,
+        from: u64,
+        to: u64,
+    ) -> Result<(), String> {
+        if !self.model.top().traceable() {
+            return Err(format!(
+                "{} is not built trace-capable (build.rs: trace)",
+                self.model.top().name()
+            ));
+        }
+        self.trace = Some(TraceWindow {
+            path: path.to_path_buf(),
+            from,
+            to,
+            open: None,
+            last: None,
+            done: false,
+        });
+        Ok(())
+    }
+
+    /// Cycles recorded so far by the waveform window (first, last), if any; `None` also when
+    /// the file could not be created.
+    pub fn traced(&self) -> Option<(u64, u64)> {
+        let t = self.trace.as_ref()?;
+        Some((t.open?, t.last?))
+    }
+
+    /// Has the waveform window been written and closed (or could its file not be created)?
+    pub fn trace_done(&self) -> bool {
+        self.trace.as_ref().is_some_and(|t| t.done)
+    }
+
+    /// Close the waveform window's file now (it is also closed after its last cycle and on drop).
+    pub fn trace_finish(&mut self) {
+        if let Some(t) = &mut self.trace {
+            if t.open.is_some() && !t.done {
+                self.model.trace_dump(self.cycles * NS_PER_CYCLE);
+                self.model.trace_close();
+            }
+            t.done = true;
+        }
     }
 
     /// Assert `rst_ni` for two clock cycles, then release it.

@@ -172,6 +172,8 @@ impl RocesecProtect {
     /// [`run`](Self::run)'s (two draws per cycle, as the timing layer's).
     /// `in_first_cycle` of the outputs is only meaningful when no frame is dropped;
     /// `in_starts` has the acceptance cycle of every input frame.
+    /// With a [waveform window](Self::trace_window) the run stops as soon as the window is
+    /// written (a mismatch's re-run needs nothing after it).
     pub fn run_expect(
         &mut self,
         frames: &[Vec<u8>],
@@ -261,6 +263,10 @@ impl RocesecProtect {
             if accepted {
                 offered = None;
             }
+            if self.sim.trace_done() {
+                end = self.sim.cycles();
+                break;
+            }
             quiet += 1;
             if quiet >= 20000 {
                 stalled = true;
@@ -279,6 +285,41 @@ impl RocesecProtect {
     /// Clock edges so far.
     pub fn cycles(&self) -> u64 {
         self.sim.cycles()
+    }
+
+    /// Record cycles `from..=to` of the coming run as an FST waveform at `path` (see
+    /// [`Sim::trace_window`]); [`run_expect`](Self::run_expect) then stops after cycle `to`.
+    ///
+    /// # Errors
+    /// The variant is not trace-capable.
+    pub fn trace_window(
+        &mut self,
+        path: &std::path::Path,
+        from: u64,
+        to: u64,
+    ) -> Result<(), String> {
+        self.sim.trace_window(path, from, to)
+    }
+
+    /// Idle cycles (no input, output ready) until the waveform window is written, at most `max`:
+    /// a window that reaches past the end of the run is recorded in full.
+    pub fn idle_until_traced(&mut self, max: u64) {
+        self.sim.set_u64(self.s_tvalid, 0);
+        self.sim.set_u64(self.m_tready, 1);
+        for _ in 0..max {
+            if self.sim.trace_done() {
+                break;
+            }
+            self.sim.eval();
+            self.sim.tick();
+        }
+    }
+
+    /// First and last cycle recorded by the waveform window, closing its file; `None` if
+    /// nothing was recorded (the window was never reached, or the file could not be created).
+    pub fn trace_finish(&mut self) -> Option<(u64, u64)> {
+        self.sim.trace_finish();
+        self.sim.traced()
     }
 }
 

@@ -45,7 +45,10 @@ impl RocesecVerify {
     /// If `top` is not a verify variant, or the control register write fails.
     pub fn new(top: Top, mode: VerifyMode) -> Self {
         assert!(
-            matches!(top, Top::RocesecVerify1 | Top::RocesecVerify1Fault),
+            matches!(
+                top,
+                Top::RocesecVerify1 | Top::RocesecVerify1Fault | Top::RocesecVerify1Trace
+            ),
             "{} is not a rocesec_verify variant",
             top.name()
         );
@@ -84,6 +87,30 @@ impl RocesecVerify {
         rng: &mut SplitMix64,
     ) -> RunResult {
         self.dut.run_expect(frames, expect, t, rng)
+    }
+
+    /// Record cycles `from..=to` of the coming run as an FST waveform at `path`; see
+    /// [`RocesecProtect::trace_window`].
+    ///
+    /// # Errors
+    /// The variant is not trace-capable.
+    pub fn trace_window(
+        &mut self,
+        path: &std::path::Path,
+        from: u64,
+        to: u64,
+    ) -> Result<(), String> {
+        self.dut.trace_window(path, from, to)
+    }
+
+    /// See [`RocesecProtect::idle_until_traced`].
+    pub fn idle_until_traced(&mut self, max: u64) {
+        self.dut.idle_until_traced(max);
+    }
+
+    /// First and last cycle recorded, closing the file; see [`RocesecProtect::trace_finish`].
+    pub fn trace_finish(&mut self) -> Option<(u64, u64)> {
+        self.dut.trace_finish()
     }
 
     /// Counter word `c` (`regmap::COUNT + 4 c`).
