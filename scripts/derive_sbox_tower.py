@@ -12,7 +12,12 @@ which the map is additive; its matrix M (into the tower) and A*M^-1 (out of it, 
 map folded in) are printed as rows: output bit j = parity(x & row[j]).
 
 Run it to reprint the constants; it asserts all 256 S-box values against the FIPS 197 equation.
+With `--check FILE` (CI: rtl/aes/aes_pkg.sv) it also asserts that FILE's TowerMap, TowerUnmap and
+Gf16Inv constants are the derived ones, and exits 1 if not.
 """
+
+import re
+import sys
 
 
 def gmul8(a, b, poly=0x11B):
@@ -114,6 +119,21 @@ def main():
     print(f"TowerUnmapRows  (bit 7 .. bit 0) = '{{{fmt(am_rows)}}}")
     print("GF(16) inverse 0..15 =", " ".join("%x" % v for v in INV4))
     print("all 256 S-box values match FIPS 197")
+    if len(sys.argv) == 3 and sys.argv[1] == "--check":
+        text = open(sys.argv[2], encoding="utf-8").read()
+
+        def const(name):
+            m = re.search(name + r"\s*=\s*64'h([0-9a-fA-F_]+)", text)
+            return int(m.group(1).replace("_", ""), 16) if m else None
+
+        packed = lambda v, w: sum(x << (w * j) for j, x in enumerate(v))
+        want = {"TowerMap": packed(m_rows, 8), "TowerUnmap": packed(am_rows, 8),
+                "Gf16Inv": packed(INV4, 4)}
+        bad = [n for n, v in want.items() if const(n) != v]
+        if bad:
+            print(f"{sys.argv[2]}: constants differ from the derivation: {', '.join(bad)}")
+            sys.exit(1)
+        print(f"{sys.argv[2]}: TowerMap, TowerUnmap, Gf16Inv match")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@ export ROCESEC_CAVP_DIR="$root/.cache/vectors"
 # 1. The committed rxe corpus: pcaps parse, ICRCs verify, manifest counts match (independent
 #    Python checker; the model re-checks with its own ICRC in cargo test).
 python3 testbench/rxe-capture/check_corpus.py testbench/captures
+# The tower-field S-box constants in aes_pkg.sv are the derived ones (all 256 values vs FIPS 197).
+python3 scripts/derive_sbox_tower.py --check rtl/aes/aes_pkg.sv >/dev/null
 
 # 2. Live capture: boot Debian's kernel under qemu, run the quick rxe scenarios, check them.
 fresh="$root/.cache/ci-quick"
