@@ -213,8 +213,9 @@ check_target() {
   fi
 }
 
-# Blocks elaborated inside a top with the same parameters: --check covers them through the top.
-IN_TOPS=" aes_cipher_pipe_128 ghash_mul_2 ghash_core kdf_cmac "
+# Blocks elaborated inside a top with the same parameters: --check covers them through the top;
+# the _q16 tops differ from the default tops only in the QP table depth.
+IN_TOPS=" aes_cipher_pipe_128 ghash_mul_2 ghash_core kdf_cmac rocesec_protect_1_q16 rocesec_verify_1_q16 "
 
 if [ "$CHECK" = 1 ]; then
   setup_venv
