@@ -22,12 +22,13 @@ use crate::rtl::{SplitMix64, Top};
 use crate::waves::{self, Waves, Window};
 use rocesec_model::engine::{Protector, Verifier};
 use rocesec_model::keys::KeyFile;
+use rocesec_model::pcapio::{self, Record};
 use rocesec_model::roce::{self, icrc, opcode, Frame, IpVersion};
 use rocesec_model::timing::Accuracy;
 use rocesec_model::timing_verify::{self, OutMode, Params};
 use rocesec_model::verdict::Forward;
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// IPv4 header checksum (RFC 791) of the header at `ip` (`ihl` bytes), in place.
 fn fix_ipv4(f: &mut [u8], ip: usize, ihl: usize) {
@@ -235,6 +236,37 @@ pub struct VerifyResult {
     pub window: Option<Window>,
     /// The waveform written by the re-run, or why there is none (`None`: not asked for).
     pub waves: Option<Result<Waves, String>>,
+    /// The repro pcap of a mismatching stream ([`write_repro`]), or why there is none.
+    pub repro: Option<Result<PathBuf, String>>,
+}
+
+/// Write the protected input stream of a mismatching verify run, frames `0..=frame` (all of
+/// them when the frame is not known), to `dir/<stem>.repro.pcap`: the verify top's state
+/// (replay window, epochs, WRITE continuation) depends on the frames before the one that
+/// disagreed, so the stream is kept from its start. Returns the path.
+///
+/// # Errors
+/// I/O errors creating `dir` or writing the file.
+pub fn write_repro(
+    dir: &Path,
+    stem: &str,
+    frames: &[Vec<u8>],
+    frame: Option<usize>,
+) -> Result<PathBuf, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let n = frame.map_or(frames.len(), |i| (i + 1).min(frames.len()));
+    let recs: Vec<Record> = frames[..n]
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            // one microsecond apart, in stream order
+            let us = u32::try_from(i).unwrap_or(u32::MAX);
+            Record::new(us / 1_000_000, us % 1_000_000, f.clone())
+        })
+        .collect();
+    let p = dir.join(format!("{stem}.repro.pcap"));
+    pcapio::write(&p, &recs).map_err(|e| e.to_string())?;
+    Ok(p)
 }
 
 /// Cycles a waveform covers after the first beat of a frame that stalled the top.
@@ -256,7 +288,11 @@ fn compare(
             .get(i)
             .map(|&s| Window::around(i, s, last_out.max(s) + extra))
     };
-    if r.stalled {
+    // In store-and-forward a top that rejects frames the model forwards releases fewer frames
+    // and the run ends in a quiet output, not a stall: when every frame went in, the frame
+    // loop below names the first frame the RTL dropped.
+    let all_in = r.in_starts.len() >= frames.len();
+    if r.stalled && !(mode == VerifyMode::StoreForward && all_in) {
         let k = r.out.len();
         return Err((
             format!("RTL stalled after {k} frames out"),
@@ -275,8 +311,13 @@ fn compare(
             continue;
         }
         let Some(o): Option<&OutFrame> = outs.next() else {
+            let how = if mode == VerifyMode::StoreForward {
+                " (store-and-forward: the RTL dropped it)"
+            } else {
+                ""
+            };
             return Err((
-                format!("frame {i}: no output, model: {:?}", v.map(|x| x.0)),
+                format!("frame {i}: no output{how}, model: {:?}", v.map(|x| x.0)),
                 missing(i, 0),
             ));
         };
@@ -476,8 +517,10 @@ pub fn waveform(
 }
 
 /// The verify runs of one unit: genuine and tampered streams, both output modes, with the
-/// timing layer's `params`. With `waves_dir`, a stream that mismatches is re-run to write a
-/// waveform there ([`waveform`]).
+/// timing layer's `params`. With `repro_dir`, the input stream of a run that mismatches is
+/// written there as a pcap ([`write_repro`]); with `waves` as well, the run is re-run to write
+/// a waveform there ([`waveform`]).
+#[allow(clippy::too_many_arguments)]
 pub fn run_unit(
     top: Top,
     keys: &KeyFile,
@@ -485,7 +528,8 @@ pub fn run_unit(
     seed: u64,
     t: Traffic,
     params: &Params,
-    waves_dir: Option<&Path>,
+    repro_dir: Option<&Path>,
+    waves: bool,
 ) -> Vec<VerifyResult> {
     let (k, streams) = streams(keys, unit, seed);
     let mut v = Vec::new();
@@ -494,13 +538,17 @@ pub fn run_unit(
             let mut r = run_stream(top, &k, frames, mode, seed, t, params);
             r.name.clone_from(&unit.name);
             r.what = format!("{} {what}", unit.mode);
-            if let (Some(dir), Some(w)) = (waves_dir, r.window) {
-                let stem = format!(
-                    "{}.{}.verify-{what}-{}",
-                    unit.name,
-                    unit.mode.name(),
-                    mode.name()
-                );
+            let stem = format!(
+                "{}.{}.verify-{what}-{}",
+                unit.name,
+                unit.mode.name(),
+                mode.name()
+            );
+            if let (Some(dir), true) = (repro_dir, r.report.is_some()) {
+                let at = r.window.map(|w| w.frame);
+                r.repro = Some(write_repro(dir, &stem, frames, at));
+            }
+            if let (Some(dir), Some(w), true) = (repro_dir, r.window, waves) {
                 r.waves = Some(waveform(top, &k, frames, mode, seed, t, w, dir, &stem));
             }
             v.push(r);
@@ -533,7 +581,6 @@ pub fn run(
             .par_iter()
             .enumerate()
             .flat_map(|(i, u)| {
-                let dir = o.waves.then_some(o.repro_dir.as_path());
                 run_unit(
                     top,
                     keys,
@@ -541,7 +588,8 @@ pub fn run(
                     o.seed.wrapping_add(i as u64),
                     o.traffic,
                     &Params::RTL,
-                    dir,
+                    Some(o.repro_dir.as_path()),
+                    o.waves,
                 )
             })
             .collect()
@@ -618,6 +666,16 @@ pub fn run(
                 r.name, r.what, r.mode
             )
             .map_err(io)?;
+            match &r.repro {
+                Some(Ok(p)) => writeln!(
+                    err,
+                    "  repro pcap: {} (the protected input stream up to that frame)",
+                    p.display()
+                )
+                .map_err(io)?,
+                Some(Err(e)) => writeln!(err, "  repro pcap: not written: {e}").map_err(io)?,
+                None => {}
+            }
             match &r.waves {
                 Some(Ok(w)) => writeln!(err, "  waveform: {w}").map_err(io)?,
                 Some(Err(e)) => writeln!(err, "  waveform: not written: {e}").map_err(io)?,

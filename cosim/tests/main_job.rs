@@ -210,6 +210,27 @@ fn a_flipped_sbox_bit_in_the_verify_top_is_caught() {
         report.contains("VERIFY MISMATCH in verbs_rc_send_mtu1024_v4"),
         "{report}"
     );
+    // store-and-forward: the RTL drops the frames it cannot authenticate; reported as the
+    // first frame the model forwards and the RTL does not (not as a stall)
+    assert!(
+        report.contains("no output (store-and-forward: the RTL dropped it)"),
+        "{report}"
+    );
+    assert!(!report.contains("stalled"), "{report}");
+    // a repro pcap of each disagreeing stream: the protected input up to the frame that
+    // disagreed, readable by the model's pcap reader
+    let repros: Vec<&str> = report
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("repro pcap: "))
+        .collect();
+    assert_eq!(repros.len(), 12, "{report}");
+    for l in &repros {
+        let path = std::path::Path::new(l.split(" (").next().unwrap());
+        assert!(path.starts_with(&o.repro_dir), "{l}");
+        assert!(path.to_string_lossy().ends_with(".repro.pcap"), "{l}");
+        let c = rocesec_model::pcapio::read(path).unwrap();
+        assert!(!c.is_empty(), "{l}: empty");
+    }
     let waves = wave_lines(&report);
     assert_eq!(waves.len(), 12, "{report}");
     for w in &waves {

@@ -21,11 +21,11 @@
 //
 // Outputs (roce_parse_pkg::roce_desc_t, see there for fields and codes):
 // - hdr_valid_o: one pulse per frame, two cycles after the beat that completes the window (or
-//   after tlast for a shorter frame). desc_o header fields and win_o are final; kind/err are
+//   after tlast for a shorter frame). desc_o header fields are final; kind/err are
 //   provisional: length checks assume the frame holds its whole IP packet (frame_len = 0xFFFF).
 // - desc_valid_o: one pulse per frame, two cycles after tlast. desc_o is complete: kind, err,
 //   frame_len and icrc_ok are final and equal the model's `roce::parse` and ICRC check.
-// desc_o/win_o hold their value until the next pulse.
+// desc_o holds its value until the next pulse.
 
 `resetall
 `default_nettype none
@@ -49,8 +49,7 @@ module roce_parse
   // Descriptor
   output logic                       hdr_valid_o,
   output logic                       desc_valid_o,
-  output roce_parse_pkg::roce_desc_t                 desc_o,
-  output logic [8*WinBytes-1:0]      win_o           // header window, byte i in bits [8i+7:8i]
+  output roce_parse_pkg::roce_desc_t                 desc_o
 );
 
   localparam int unsigned BeatBytes = 16 * LANES;
@@ -300,6 +299,7 @@ module roce_parse
     logic [7:0]             bth1;
     logic [7:0]             bth8;
     logic [7:0]             sec0;
+    logic [31:0]            ipsum;
 
     ext     = '0;
     done    = 1'b0;
@@ -378,6 +378,15 @@ module roce_parse
     end
     ext.ip_hdr_len = hl[7:0];
     ext.ip_end     = ip_end[15:0];
+    ext.ip_len     = ext.ipv6 ? vbe16(l3, 4) : vbe16(l3, 2);
+    ext.ip_sum     = 16'h0;
+    ipsum          = 32'h0;
+    for (int j = 0; j < 30; j++) begin
+      if (j != 1 && j != 5 && 17'(2 * j) < hl) ipsum = ipsum + {16'h0, vbe16(l3, 32'(2 * j))};
+    end
+    ipsum = {16'h0, ipsum[15:0]} + {16'h0, ipsum[31:16]};
+    ipsum = {16'h0, ipsum[15:0]} + {16'h0, ipsum[31:16]};
+    if (!ext.ipv6) ext.ip_sum = ipsum[15:0];
     // dest_gid: GID byte 0 (first address byte on the wire) in bits [127:120].
     for (int i = 0; i < 16; i++) begin
       if (ext.ipv6)   ext.dest_gid[127 - 8*i -: 8] = vb(l3, 24 + i);
@@ -392,6 +401,7 @@ module roce_parse
     ext.udp_off = udp_off[7:0];
     ext.bth_off = bth_off[7:0];
     l4          = view(win_q, udp_off[7:0]);
+    ext.udp_len = vbe16(l4, 4);
     if (!done) begin
       if (udp_off + 17'd8 > len) begin
         ext.kind = roce_parse_pkg::KindMalformed;
@@ -499,7 +509,6 @@ module roce_parse
   logic                  e1_hdr_q;
   logic                  e1_eof_q;
   roce_parse_pkg::roce_desc_t            e1_desc_q;
-  logic [8*WinBytes-1:0] e1_win_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -528,11 +537,9 @@ module roce_parse
   always_ff @(posedge clk_i) begin
     if (ev_valid_q) begin
       e1_desc_q <= ext;
-      e1_win_q  <= win_q;
     end
     if (e1_valid_q) begin
       desc_o <= desc_d;
-      win_o  <= e1_win_q;
     end
   end
 

@@ -145,11 +145,17 @@ package roce_parse_pkg;
     logic [23:0]  src_qp;
     // Packet::dest_gid
     logic [127:0] dest_gid;
+    // Length fields as received and the IPv4 header sum, for the length/checksum rewrite of
+    // the key stages (model emit::insert / emit::strip via etherparse)
+    logic [15:0]  ip_len;       // IPv4 total length / IPv6 payload length field
+    logic [15:0]  udp_len;      // UDP length field
+    logic [15:0]  ip_sum;       // IPv4: RFC 1071 ones'-complement sum (folded, not inverted) of
+                                // the header words except total length (1) and checksum (5)
   } roce_desc_t;
 
   // $bits(roce_desc_t) (Yosys cannot take $bits of a type; checked against it under Verilator)
   /* verilator lint_off UNUSEDPARAM */
-  localparam int unsigned DescBits = 596;
+  localparam int unsigned DescBits = 644;
   /* verilator lint_on UNUSEDPARAM */
 
   ///////////////

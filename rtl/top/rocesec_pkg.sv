@@ -61,12 +61,8 @@ package rocesec_pkg;
   localparam int unsigned GhashLatency = 4;  // ghash_core, MulStages = 2
   localparam int unsigned IcrcLatency  = 2;  // roce_parse_icrc beat -> icrc_o
 
-  // Output header bytes kept per job: everything up to the end of the inserted SecHdr
-  // (eth_off <= 22 + 60 + 8 + 12 = 102, + 8).
-  localparam int unsigned OHdrBytes = 112;
-
   // $bits(job_t) (Yosys cannot take $bits of a type; checked against it under Verilator)
-  localparam int unsigned JobBits = 1308;
+  localparam int unsigned JobBits = 524;
 
   // Derived-key cache entry types (key_tag_t.typ)
   localparam logic [1:0] KtQp   = 2'd0;  // K_qp(pd, epoch, gid, qpn = a, salt = b)
@@ -85,8 +81,12 @@ package rocesec_pkg;
     logic [127:0]           key;       // AES-128 packet key
     logic [127:0]           h;         // E_key(0^128)
     logic [95:0]            iv;
-    logic [8*OHdrBytes-1:0] ohdr;      // output bytes [0, hoff + 8), byte i in [8i+7:8i]
-    logic [7:0]             hoff;      // SecHdr insertion point (plain eth_off)
+    logic [63:0]            sechdr;    // protect: SecHdr bytes 0-7 (byte 0 in [63:56]) at hoff
+    logic [15:0]            ip_len;    // rewritten IP length field (IPv4 total / IPv6 payload)
+    logic [15:0]            udp_len;   // rewritten UDP length field
+    logic [15:0]            ip_csum;   // rewritten IPv4 header checksum
+    logic [7:0]             hoff;      // SecHdr offset: protect insertion point (plain eth_off),
+                                       // verify its offset in the protected frame (bth_off + 12)
     logic [7:0]             poff;      // plain payload_off
     logic [15:0]            eoff;      // plain payload_end (start of the plain ICRC)
     logic                   ipv6;
@@ -94,6 +94,42 @@ package rocesec_pkg;
     logic [7:0]             udp_off;
     logic [7:0]             bth_off;
   } job_t;
+
+  // Header byte o (< hoff) of a processed frame, from input byte b at the same offset: the
+  // length fields, the IPv4 checksum and BTH TVer are rewritten (model emit::insert / strip;
+  // docs/wire-format.md §1). Both emit stages apply it per output byte lane.
+  /* verilator lint_off UNUSEDSIGNAL */
+  function automatic logic [7:0] hdr_byte(job_t j, logic [16:0] o, logic [7:0] b,
+                                          logic [3:0] tver);  // j: read field by field
+    logic [16:0] ip, udp, bth;
+    logic [7:0]  r;
+    ip  = {9'h0, j.ip_off};
+    udp = {9'h0, j.udp_off};
+    bth = {9'h0, j.bth_off};
+    r   = b;
+    if (j.ipv6) begin
+      if (o == ip + 17'd4) r = j.ip_len[15:8];
+      if (o == ip + 17'd5) r = j.ip_len[7:0];
+    end else begin
+      if (o == ip + 17'd2)  r = j.ip_len[15:8];
+      if (o == ip + 17'd3)  r = j.ip_len[7:0];
+      if (o == ip + 17'd10) r = j.ip_csum[15:8];
+      if (o == ip + 17'd11) r = j.ip_csum[7:0];
+    end
+    if (o == udp + 17'd4) r = j.udp_len[15:8];
+    if (o == udp + 17'd5) r = j.udp_len[7:0];
+    if (o == bth + 17'd1) r = {b[7:4], tver};
+    hdr_byte = r;
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  // IPv4 header checksum from the descriptor's ip_sum and the new total length (RFC 1071).
+  function automatic logic [15:0] ipv4_csum(logic [15:0] ip_sum, logic [15:0] total_len);
+    logic [16:0] s;
+    s = {1'b0, ip_sum} + {1'b0, total_len};
+    s = {1'b0, s[15:0]} + {16'h0, s[16]};
+    ipv4_csum = ~s[15:0];
+  endfunction
 
   // Identity of a derived key (model/src/keys.rs KeyRef with its PD and epoch).
   typedef struct packed {

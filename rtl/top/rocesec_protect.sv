@@ -61,7 +61,6 @@ module rocesec_protect
     $error("rocesec_protect: only LANES = 1 is implemented (instance %m)");
   end
 
-  localparam int unsigned WinBytes = ((roce_parse_pkg::HdrBytes + 15) / 16) * 16;
   localparam int unsigned DescW    = roce_parse_pkg::DescBits;
 
 `ifdef VERILATOR
@@ -70,7 +69,7 @@ module rocesec_protect
     $error("rocesec_protect: DescBits/JobBits do not match the struct widths (instance %m)");
   end
 `endif
-  localparam int unsigned HdrW     = DescW + 8 * WinBytes;
+  localparam int unsigned HdrW     = DescW;
 
   ///////////
   // Input //
@@ -109,7 +108,6 @@ module rocesec_protect
 
   logic                  p_hdr_valid, p_desc_valid;
   roce_parse_pkg::roce_desc_t            p_desc;
-  logic [8*WinBytes-1:0] p_win;
   logic                  unused_parse_ready;
 
   roce_parse #(
@@ -124,8 +122,7 @@ module rocesec_protect
     .s_axis_tready_o (unused_parse_ready),
     .hdr_valid_o     (p_hdr_valid),
     .desc_valid_o    (p_desc_valid),
-    .desc_o          (p_desc),
-    .win_o           (p_win)
+    .desc_o          (p_desc)
   );
 
   // Descriptor queues: at most two frames' pulses are in flight behind s_axis_tready_o.
@@ -147,7 +144,7 @@ module rocesec_protect
     .rst_ni   (rst_ni),
     .wvalid_i (p_hdr_valid),
     .wready_o (unused_hq_wready),
-    .wdata_i  ({p_desc, p_win}),
+    .wdata_i  (p_desc),
     .rvalid_o (hq_valid),
     .rready_i (hq_ready),
     .rdata_o  (hq_data),
@@ -180,15 +177,13 @@ module rocesec_protect
   logic [1:0] done_fwd;
 
   rocesec_protect_key #(
-    .WinBytes (WinBytes),
     .NumQps   (NumQps)
   ) u_key (
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),
     .hdr_valid_i   (hq_valid),
     .hdr_ready_o   (hq_ready),
-    .hdr_desc_i    (hq_data[HdrW-1 -: DescW]),
-    .hdr_win_i     (hq_data[8*WinBytes-1:0]),
+    .hdr_desc_i    (hq_data),
     .fin_valid_i   (fq_valid),
     .fin_ready_o   (fq_ready),
     .fin_kind_i    (fq_data[2:1]),

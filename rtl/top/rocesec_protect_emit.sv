@@ -10,7 +10,9 @@
 // frame arrives from the packet FIFO with a job_t from the key stage (same order). A protected
 // frame leaves as (docs/wire-format.md §1, offsets o of the output frame, H = job.hoff,
 // P = job.poff, E = job.eoff of the plain frame):
-//   o <  H + 8        job.ohdr[o] (rewritten headers, SecHdr at [H, H+8))
+//   o <  H            in[o] with the lengths, IPv4 checksum and TVer rewritten
+//                     (rocesec_pkg::hdr_byte, values from the job)
+//   o <  H + 8        job.sechdr
 //   o <  E + 8        in[o - 8]   (extended headers, payload ‖ pad; AES-CTR in AEAD mode)
 //   o <  E + 24       ICV = E_K(J0) ^ GHASH_H(...)   (SP 800-38D §7.1 steps 5–6)
 //   o <  E + 28       ICRC over the output (IBTA Vol 1 Annex A17.8), little-endian
@@ -281,9 +283,11 @@ module rocesec_protect_emit
     logic signed [13:0] mk;
     logic [7:0]   b;
     logic [15:0]  len_now;
+    logic [2:0]   sd;        // SecHdr byte index
 
     o         = '0;
     b         = '0;
+    sd        = '0;
     sp_go     = 1'b0;
     sp_take   = 1'b0;
     sp_data   = '0;
@@ -325,8 +329,11 @@ module rocesec_protect_emit
       sp_ks_pop = sp_go && need_ks;
       for (int i = 0; i < 16; i++) begin
         o = {1'b0, sp_k_q, 4'h0} + 17'(i);
-        if (o < hend) begin
-          b = (o < 17'(rocesec_pkg::OHdrBytes)) ? sp_job.ohdr[8*o[6:0] +: 8] : 8'h00;
+        sd = 3'(o - {9'h0, sp_job.hoff});
+        if (o < {9'h0, sp_job.hoff}) begin
+          b = rocesec_pkg::hdr_byte(sp_job, o, win[8*(i + 32) +: 8], 4'h1);  // in[o]
+        end else if (o < hend) begin
+          b = sp_job.sechdr[8*(3'd7 - sd) +: 8];
         end else if (o < eend) begin
           b = win[8*(i + 24) +: 8];
           if (sp_job.mode == rocesec_pkg::ModeAead && o >= pstart) begin

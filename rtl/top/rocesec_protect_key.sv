@@ -33,7 +33,6 @@
 
 module rocesec_protect_key
 #(
-  parameter int unsigned WinBytes    = 144,  // roce_parse header window
   parameter int unsigned NumPolicies = 8,
   parameter int unsigned NumPdSlots  = 4,
   parameter int unsigned NumQps      = 16,
@@ -46,7 +45,6 @@ module rocesec_protect_key
   input  wire logic                  hdr_valid_i,
   output logic                       hdr_ready_o,
   input  wire roce_parse_pkg::roce_desc_t            hdr_desc_i,
-  input  wire logic [8*WinBytes-1:0] hdr_win_i,
 
   // Final descriptors (same order)
   input  wire logic                  fin_valid_i,
@@ -146,15 +144,7 @@ module rocesec_protect_key
   // Byte helpers  //
   ///////////////////
 
-  localparam int unsigned ViewB = 64;
-
-  function automatic logic [8*ViewB-1:0] view(logic [8*WinBytes-1:0] w, logic [7:0] off);
-    view = (8*ViewB)'(w >> {off, 3'b000});
-  endfunction
-
-  function automatic logic [15:0] be16(logic [8*ViewB-1:0] v, int unsigned i);
-    be16 = {v[8*i +: 8], v[8*(i+1) +: 8]};
-  endfunction
+  // (the length fields and the IPv4 header sum come with the descriptor)
 
   /////////////////////////
   // Packet under work   //
@@ -168,7 +158,6 @@ module rocesec_protect_key
   /* verilator lint_off UNUSEDSIGNAL */
   roce_parse_pkg::roce_desc_t            d_q;      // read field by field
   /* verilator lint_on UNUSEDSIGNAL */
-  logic [8*WinBytes-1:0] w_q;
 
   // The next header is taken in the cycle the current frame's verdict completes.
   assign hdr_ready_o = (state_q == StIdle) || (state_q == StFinal && fin_valid_i);
@@ -241,8 +230,6 @@ module rocesec_protect_key
     logic [4:0]  low;
     logic [16:0] ip_len_new;
     logic [16:0] udp_len_new;
-    logic [8*ViewB-1:0] ipv;
-    logic [8*ViewB-1:0] udpv;
 
     dec_protect     = 1'b0;
     dec_reason      = rocesec_pkg::ReasonOk;
@@ -310,10 +297,8 @@ module rocesec_protect_key
     end
 
     // new lengths (overflow → emit::insert fails → malformed)
-    ipv         = view(w_q, d_q.ip_off);
-    udpv        = view(w_q, d_q.udp_off);
-    ip_len_new  = {1'b0, d_q.ipv6 ? be16(ipv, 4) : be16(ipv, 2)} + 17'(rocesec_pkg::Overhead);
-    udp_len_new = {1'b0, be16(udpv, 4)} + 17'(rocesec_pkg::Overhead);
+    ip_len_new  = {1'b0, d_q.ip_len} + 17'(rocesec_pkg::Overhead);
+    udp_len_new = {1'b0, d_q.udp_len} + 17'(rocesec_pkg::Overhead);
 
     // classification, in the order of Protector::protect and select_tx
     if (d_q.kind == roce_parse_pkg::KindNotRoce) begin
@@ -371,49 +356,23 @@ module rocesec_protect_key
   ///////////
 
   logic [127:0] key_q, h_q;
-  logic [15:0]  ipv4_csum;
-
-  // IPv4 header checksum of the rewritten header (RFC 791 / RFC 1071).
-  always_comb begin
-    logic [8*ViewB-1:0] v;
-    logic [31:0]        s;
-    logic [15:0]        wd;
-    /* verilator lint_off UNUSEDSIGNAL */
-    logic [16:0]        tl;      // carry: overflow is rejected by the decision
-    /* verilator lint_on UNUSEDSIGNAL */
-    v  = view(w_q, d_q.ip_off);
-    tl = {1'b0, be16(v, 2)} + 17'(rocesec_pkg::Overhead);
-    s  = 32'h0;
-    for (int j = 0; j < 30; j++) begin
-      wd = be16(v, 2 * j);
-      if (j == 1) wd = tl[15:0];
-      if (j == 5) wd = 16'h0;
-      if (8'(2 * j) < d_q.ip_hdr_len) s = s + {16'h0, wd};
-    end
-    s = {16'h0, s[15:0]} + {16'h0, s[31:16]};
-    s = {16'h0, s[15:0]} + {16'h0, s[31:16]};
-    ipv4_csum = ~s[15:0];
-  end
-
   rocesec_pkg::job_t job;
 
+  // The rewritten header is applied by the emit stage (rocesec_pkg::hdr_byte): lengths + 24,
+  // the IPv4 checksum recomputed over the new header (as etherparse writes it), TVer = 1.
   always_comb begin
-    logic [63:0]  sechdr;
-    logic [15:0]  ipl, udpl;
-    logic [8*ViewB-1:0] ipv;
-    logic [8*ViewB-1:0] udpv;
-    logic [7:0]   o;
-    ipv    = view(w_q, d_q.ip_off);
-    udpv   = view(w_q, d_q.udp_off);
-    ipl    = (d_q.ipv6 ? be16(ipv, 4) : be16(ipv, 2)) + 16'(rocesec_pkg::Overhead);
-    udpl   = be16(udpv, 4) + 16'(rocesec_pkg::Overhead);
-    sechdr = {mode_q, level_q, epoch_q, pn_q};
+    logic [15:0] ipl;
+    ipl         = d_q.ip_len + 16'(rocesec_pkg::Overhead);
     job         = '0;
     job.protect = dec_protect_q;
     job.mode    = mode_q;
     job.key     = key_q;
     job.h       = h_q;
     job.iv      = {d_q.dest_qp, salt_q, pn_q};
+    job.sechdr  = {mode_q, level_q, epoch_q, pn_q};
+    job.ip_len  = ipl;
+    job.udp_len = d_q.udp_len + 16'(rocesec_pkg::Overhead);
+    job.ip_csum = rocesec_pkg::ipv4_csum(d_q.ip_sum, ipl);
     job.hoff    = d_q.eth_off;
     job.poff    = d_q.payload_off;
     job.eoff    = d_q.payload_end;
@@ -421,25 +380,6 @@ module rocesec_protect_key
     job.ip_off  = d_q.ip_off;
     job.udp_off = d_q.udp_off;
     job.bth_off = d_q.bth_off;
-    for (int i = 0; i < rocesec_pkg::OHdrBytes; i++) begin
-      o = 8'(i);
-      job.ohdr[8*i +: 8] = (i < WinBytes) ? w_q[8*i +: 8] : 8'h00;
-      if (d_q.ipv6) begin
-        if (o == d_q.ip_off + 8'd4) job.ohdr[8*i +: 8] = ipl[15:8];
-        if (o == d_q.ip_off + 8'd5) job.ohdr[8*i +: 8] = ipl[7:0];
-      end else begin
-        if (o == d_q.ip_off + 8'd2)  job.ohdr[8*i +: 8] = ipl[15:8];
-        if (o == d_q.ip_off + 8'd3)  job.ohdr[8*i +: 8] = ipl[7:0];
-        if (o == d_q.ip_off + 8'd10) job.ohdr[8*i +: 8] = ipv4_csum[15:8];
-        if (o == d_q.ip_off + 8'd11) job.ohdr[8*i +: 8] = ipv4_csum[7:0];
-      end
-      if (o == d_q.udp_off + 8'd4) job.ohdr[8*i +: 8] = udpl[15:8];
-      if (o == d_q.udp_off + 8'd5) job.ohdr[8*i +: 8] = udpl[7:0];
-      if (o == d_q.bth_off + 8'd1) job.ohdr[8*i +: 8] = {w_q[8*i+4 +: 4], 4'h1};
-      if (o >= d_q.eth_off && o < d_q.eth_off + 8'd8) begin
-        job.ohdr[8*i +: 8] = sechdr[63 - 8*(o - d_q.eth_off) -: 8];
-      end
-    end
   end
 
   assign job_valid_o = (state_q == StJob);
@@ -545,9 +485,6 @@ module rocesec_protect_key
     end
   end
 
-  always_ff @(posedge clk_i) begin
-    if (hdr_ready_o && hdr_valid_i) w_q <= hdr_win_i;
-  end
 
   // TX QP state commit: a protected packet that leaves (model: Protector::protect commits
   // next_pn and, for a WRITE First, the continuation key).

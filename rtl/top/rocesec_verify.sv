@@ -72,7 +72,6 @@ module rocesec_verify
     $error("rocesec_verify: only LANES = 1 is implemented (instance %m)");
   end
 
-  localparam int unsigned WinBytes = ((roce_parse_pkg::HdrBytes + 15) / 16) * 16;
   localparam int unsigned DescW    = roce_parse_pkg::DescBits;
   localparam int unsigned VqDepth  = 8;   // frames decided, verdict pending
   localparam int unsigned FinDepth = 16;  // final descriptors queued (>= VqDepth + 2)
@@ -83,7 +82,7 @@ module rocesec_verify
     $error("rocesec_verify: DescBits/JobBits do not match the struct widths (instance %m)");
   end
 `endif
-  localparam int unsigned HdrW     = DescW + 8 * WinBytes;
+  localparam int unsigned HdrW     = DescW;
 
   ///////////
   // Input //
@@ -122,7 +121,6 @@ module rocesec_verify
 
   logic                  p_hdr_valid, p_desc_valid;
   roce_parse_pkg::roce_desc_t            p_desc;
-  logic [8*WinBytes-1:0] p_win;
   logic                  unused_parse_ready;
 
   roce_parse #(
@@ -137,8 +135,7 @@ module rocesec_verify
     .s_axis_tready_o (unused_parse_ready),
     .hdr_valid_o     (p_hdr_valid),
     .desc_valid_o    (p_desc_valid),
-    .desc_o          (p_desc),
-    .win_o           (p_win)
+    .desc_o          (p_desc)
   );
 
   // Descriptor queues: at most two frames' pulses are in flight behind s_axis_tready_o.
@@ -162,7 +159,7 @@ module rocesec_verify
     .rst_ni   (rst_ni),
     .wvalid_i (p_hdr_valid),
     .wready_o (unused_hq_wready),
-    .wdata_i  ({p_desc, p_win}),
+    .wdata_i  (p_desc),
     .rvalid_o (hq_valid),
     .rready_i (hq_ready),
     .rdata_o  (hq_data),
@@ -214,7 +211,6 @@ module rocesec_verify
   logic       drop, drop_oversize;
 
   rocesec_verify_key #(
-    .WinBytes (WinBytes),
     .NumQps   (NumQps),
     .VqDepth  (VqDepth)
   ) u_key (
@@ -222,8 +218,7 @@ module rocesec_verify
     .rst_ni          (rst_ni),
     .hdr_valid_i     (hq_valid),
     .hdr_ready_o     (hq_ready),
-    .hdr_desc_i      (hq_data[HdrW-1 -: DescW]),
-    .hdr_win_i       (hq_data[8*WinBytes-1:0]),
+    .hdr_desc_i      (hq_data),
     .fin_valid_i     (fq_valid),
     .fin_ready_o     (fq_ready),
     .fin_kind_i      (fq_data[2:1]),

@@ -11,7 +11,8 @@
 // processed (job.protect = 1) protected frame of length L (offsets of the protected input:
 // H = job.hoff SecHdr, P = job.poff payload, E = job.eoff ICV), the plain frame leaves as
 // (docs/wire-format.md §1, output offsets o):
-//   o <  H           job.ohdr[o]  (headers: lengths - 24, IPv4 checksum, BTH TVer = 0)
+//   o <  H           in[o] with lengths - 24, the IPv4 checksum and BTH TVer = 0
+//                    (rocesec_pkg::hdr_byte, values from the job)
 //   o <  E - 8       in[o + 8]    (extended headers, payload ‖ pad; AES-CTR decrypted in AEAD)
 //   o <  E - 4       ICRC over the output (IBTA Vol 1 Annex A17.8), little-endian
 //   o <  L - 24      in[o + 24]   (L2 trailer)
@@ -546,7 +547,7 @@ module rocesec_verify_emit
       for (int i = 0; i < 16; i++) begin
         o = {1'b0, sp_m, 4'h0} + 17'(i);
         if (o < hend) begin
-          b = (o < 17'(rocesec_pkg::OHdrBytes)) ? sp_job.ohdr[8*o[6:0] +: 8] : 8'h00;
+          b = rocesec_pkg::hdr_byte(sp_job, o, win[8*i +: 8], 4'h0);  // in[o]
         end else if (o < eend) begin
           b = win[8*(i + 8) +: 8];
           if (sp_job.mode == rocesec_pkg::ModeAead && o >= pstart) begin

@@ -45,7 +45,6 @@
 
 module rocesec_verify_key
 #(
-  parameter int unsigned WinBytes    = 144,  // roce_parse header window
   parameter int unsigned NumPolicies = 8,
   parameter int unsigned NumPdSlots  = 4,
   parameter int unsigned NumQps      = 16,
@@ -59,7 +58,6 @@ module rocesec_verify_key
   input  wire logic                  hdr_valid_i,
   output logic                       hdr_ready_o,
   input  wire roce_parse_pkg::roce_desc_t hdr_desc_i,
-  input  wire logic [8*WinBytes-1:0] hdr_win_i,
 
   // Final descriptors (same order)
   input  wire logic                  fin_valid_i,
@@ -134,7 +132,6 @@ module rocesec_verify_key
   /* verilator lint_off UNUSEDSIGNAL */
   roce_parse_pkg::roce_desc_t d_q;      // read field by field
   /* verilator lint_on UNUSEDSIGNAL */
-  logic [8*WinBytes-1:0] w_q;
   logic                  fin_take;
 
   /////////////////////
@@ -190,15 +187,7 @@ module rocesec_verify_key
   // Byte helpers //
   //////////////////
 
-  localparam int unsigned ViewB = 64;
-
-  function automatic logic [8*ViewB-1:0] view(logic [8*WinBytes-1:0] w, logic [7:0] off);
-    view = (8*ViewB)'(w >> {off, 3'b000});
-  endfunction
-
-  function automatic logic [15:0] be16(logic [8*ViewB-1:0] v, int unsigned i);
-    be16 = {v[8*i +: 8], v[8*(i+1) +: 8]};
-  endfunction
+  // (the length fields and the IPv4 header sum come with the descriptor)
 
   // The next header is taken in the cycle the current frame's verdict completes.
   // Verdict queue: decided frames in order, waiting for their parse and authentication results.
@@ -437,45 +426,22 @@ module rocesec_verify_key
   // Jobs //
   //////////
 
-  logic [15:0] ipv4_csum;
-
-  // IPv4 header checksum of the restored header (RFC 791 / RFC 1071).
-  always_comb begin
-    logic [8*ViewB-1:0] v;
-    logic [31:0]        s;
-    logic [15:0]        wd;
-    logic [15:0]        tl;
-    v  = view(w_q, d_q.ip_off);
-    tl = be16(v, 2) - 16'(rocesec_pkg::Overhead);
-    s  = 32'h0;
-    for (int j = 0; j < 30; j++) begin
-      wd = be16(v, 2 * j);
-      if (j == 1) wd = tl;
-      if (j == 5) wd = 16'h0;
-      if (8'(2 * j) < d_q.ip_hdr_len) s = s + {16'h0, wd};
-    end
-    s = {16'h0, s[15:0]} + {16'h0, s[31:16]};
-    s = {16'h0, s[15:0]} + {16'h0, s[31:16]};
-    ipv4_csum = ~s[15:0];
-  end
-
   rocesec_pkg::job_t job;
 
+  // The restored header is applied by the emit stage (rocesec_pkg::hdr_byte): lengths - 24,
+  // the IPv4 checksum recomputed over the restored header, TVer = 0.
   always_comb begin
-    logic [15:0]  ipl, udpl;
-    logic [8*ViewB-1:0] ipv;
-    logic [8*ViewB-1:0] udpv;
-    logic [7:0]   o;
-    ipv  = view(w_q, d_q.ip_off);
-    udpv = view(w_q, d_q.udp_off);
-    ipl  = (d_q.ipv6 ? be16(ipv, 4) : be16(ipv, 2)) - 16'(rocesec_pkg::Overhead);
-    udpl = be16(udpv, 4) - 16'(rocesec_pkg::Overhead);
+    logic [15:0] ipl;
+    ipl         = d_q.ip_len - 16'(rocesec_pkg::Overhead);
     job         = '0;
     job.protect = process_q;
     job.mode    = d_q.sec_mode;
     job.key     = key_q;
     job.h       = h_q;
     job.iv      = {d_q.dest_qp, salt_q, d_q.sec_pn};
+    job.ip_len  = ipl;
+    job.udp_len = d_q.udp_len - 16'(rocesec_pkg::Overhead);
+    job.ip_csum = rocesec_pkg::ipv4_csum(d_q.ip_sum, ipl);
     job.hoff    = d_q.bth_off + 8'd12;  // SecHdr (eth_off is past it)
     job.poff    = d_q.payload_off;
     job.eoff    = d_q.payload_end;
@@ -483,22 +449,6 @@ module rocesec_verify_key
     job.ip_off  = d_q.ip_off;
     job.udp_off = d_q.udp_off;
     job.bth_off = d_q.bth_off;
-    for (int i = 0; i < rocesec_pkg::OHdrBytes; i++) begin
-      o = 8'(i);
-      job.ohdr[8*i +: 8] = (i < WinBytes) ? w_q[8*i +: 8] : 8'h00;
-      if (d_q.ipv6) begin
-        if (o == d_q.ip_off + 8'd4) job.ohdr[8*i +: 8] = ipl[15:8];
-        if (o == d_q.ip_off + 8'd5) job.ohdr[8*i +: 8] = ipl[7:0];
-      end else begin
-        if (o == d_q.ip_off + 8'd2)  job.ohdr[8*i +: 8] = ipl[15:8];
-        if (o == d_q.ip_off + 8'd3)  job.ohdr[8*i +: 8] = ipl[7:0];
-        if (o == d_q.ip_off + 8'd10) job.ohdr[8*i +: 8] = ipv4_csum[15:8];
-        if (o == d_q.ip_off + 8'd11) job.ohdr[8*i +: 8] = ipv4_csum[7:0];
-      end
-      if (o == d_q.udp_off + 8'd4) job.ohdr[8*i +: 8] = udpl[15:8];
-      if (o == d_q.udp_off + 8'd5) job.ohdr[8*i +: 8] = udpl[7:0];
-      if (o == d_q.bth_off + 8'd1) job.ohdr[8*i +: 8] = {w_q[8*i+4 +: 4], 4'h0};
-    end
   end
 
   assign job_valid_o = (state_q == StJob) && vq_room;
@@ -637,9 +587,6 @@ module rocesec_verify_key
     end
   end
 
-  always_ff @(posedge clk_i) begin
-    if (hdr_ready_o && hdr_valid_i) w_q <= hdr_win_i;
-  end
 
   // RX QP state: a new QP's entry is allocated when its first frame is decided to be processed
   // (RxQp::new from the policy); an authenticated frame commits (model: Verifier::verify after

@@ -111,6 +111,7 @@ desc! {
     sec_valid: 1, sec_mode: 2, sec_level: 6, sec_epoch: 8, sec_pn: 48,
     has_reth: 1, has_atomic: 1, va: 64, rkey: 32, dma_len: 32,
     has_deth: 1, src_qp: 24, dest_gid: 128,
+    ip_len: 16, udp_len: 16, ip_sum: 16,
 }
 
 /// `desc.kind` codes.
@@ -135,15 +136,12 @@ pub struct Out {
     pub hdr: Option<Desc>,
     /// `desc_valid_o` pulse: the complete descriptor.
     pub desc: Option<Desc>,
-    /// `win_o` (with either pulse).
-    pub win: Vec<u8>,
 }
 
 /// A verilated `roce_parse` instance.
 pub struct RoceParse {
     sim: Sim,
     beat_bytes: usize,
-    win_bytes: usize,
     tdata: Port,
     tkeep: Port,
     tlast: Port,
@@ -152,7 +150,6 @@ pub struct RoceParse {
     hdr_valid: Port,
     desc_valid: Port,
     desc: Port,
-    win: Port,
 }
 
 impl RoceParse {
@@ -160,7 +157,6 @@ impl RoceParse {
     pub fn new(top: Top) -> Self {
         let sim = Sim::new(top);
         let tdata = sim.pin("s_axis_tdata_i");
-        let win = sim.pin("win_o");
         let desc = sim.pin("desc_o");
         assert_eq!(
             desc.words(),
@@ -169,7 +165,6 @@ impl RoceParse {
         );
         let mut s = Self {
             beat_bytes: tdata.words() * 4,
-            win_bytes: win.words() * 4,
             tdata,
             tkeep: sim.pin("s_axis_tkeep_i"),
             tlast: sim.pin("s_axis_tlast_i"),
@@ -178,7 +173,6 @@ impl RoceParse {
             hdr_valid: sim.pin("hdr_valid_o"),
             desc_valid: sim.pin("desc_valid_o"),
             desc,
-            win,
             sim,
         };
         s.sim.set_u64(s.tvalid, 0);
@@ -216,7 +210,6 @@ impl RoceParse {
             let n = self.desc.words() * 4;
             let le = get_le(&mut self.sim, self.desc, n);
             let desc = Desc::decode(&le);
-            out.win = get_le(&mut self.sim, self.win, self.win_bytes);
             if h {
                 out.hdr = Some(desc.clone());
             }
