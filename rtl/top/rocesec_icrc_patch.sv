@@ -73,7 +73,7 @@ module rocesec_icrc_patch
   assign cur_slot_o = s_slot_q;
 
   roce_parse_icrc #(
-    .LANES (1)
+    .LANES (32'd1)  // unsigned, as roce_parse passes it: Yosys then synthesizes one copy
   ) u_icrc (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),

@@ -9,6 +9,7 @@ rocesec_pkg.sv
 ../ghash/ghash_mul.sv
 ../ghash/ghash_core.sv
 ../common/common_fifo_sync.sv
+../common/common_fifo_ram.sv
 ../roce/roce_parse_icrc.sv
 ../roce/roce_parse.sv
 ../kdf/kdf_pkg.sv

@@ -87,7 +87,7 @@ module rocesec_protect
   logic [15:0]  in_keep;
   logic [$clog2(FifoBeats):0] unused_fifo_count;
 
-  common_fifo_sync #(
+  common_fifo_ram #(  // block RAM, same cycle behaviour as common_fifo_sync
     .Width (128 + 16 + 1),
     .Depth (FifoBeats)
   ) u_pkt_fifo (
