@@ -1,0 +1,2 @@
+# common_fifo_sync (distributed-RAM FWFT FIFO)
+common_fifo_sync.sv
