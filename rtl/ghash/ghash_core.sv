@@ -248,7 +248,7 @@ module ghash_core #(
     // L = 3: see "MulStages = 3" in the header. Stages (block i, back to back):
     //   hd  hold / look-ahead (exponent decided on release)
     //   pa  power products  H * H^2 (27 Karatsuba products of the packet's H powers)
-    //   pb  power recombine; the released block computes ops(X_i ^ F_i) into op
+    //   pb  power recombination; ops(X_i ^ P_{i-3}) into op (P_{i-3} taken in pa or pb)
     //   op  multiplier operands: Karatsuba operand vectors of (X_i ^ F_i) and of H^e_i
     //   mp  27 products  (operand = op_x ^ bypass & ops(P_{i-3}))
     //   mc  recombination
@@ -277,11 +277,13 @@ module ghash_core #(
     logic                pb_valid_q, pb_last_q, pb_e3_q;
     logic [1:0]          pb_stream_q, pb_pos_q;
     logic [TagWidth-1:0] pb_tag_q;
-    logic [127:0]        pb_data_q, pb_b_q;
+    logic [127:0]        pb_b_q;
     logic [254:0]        pb_comb_q;          // H^3, unreduced
+    logic                pa_byp_q, pa_sel_p_q, pa_sel_mo_q;  // one-hot feedback selects
+    logic [2:0]          pa_sel_f_q;
+    logic                fb_op, fb_mp, fb_mc;  // P_{i-3} now in op / mp / mc (release cycle)
+    logic [127:0]        pb_xf_q;            // X_i ^ F_i (F_i taken in pa)
     logic                pb_byp_q, pb_sel_p_q;
-    logic [2:0]          pb_sel_f_q;         // one-hot: F_i from fb_q[s]
-    logic [127:0]        pb_f;
 
     // Multiplier (operands, products, recombination, reduction)
     logic                op_valid_q, op_last_q, op_byp_q;
@@ -367,29 +369,39 @@ module ghash_core #(
 
     // H^3 = H * H^2 for every released block (used when e_i = 3), computed from the H powers of
     // the hold stage while the block travels along: pa = products, pb = recombination, the
-    // reduction goes into op_b. One-hot feedback selects for the block entering pb are computed
-    // in pa (where will P_{i-3} be when the block is in pb?):
-    //   in mp now -> it is in mo when the block is in op: bypass;
-    //   in mc now -> it is in mo when the block is in pb: take mo_p_q;
-    //   otherwise it is in fb_q[s] (or the block is X_1..X_3: no feedback).
+    // reduction goes into op_b. Where P_{i-3} is, decided in the release cycle from where block
+    // i-3 is then (the only block of stream s in op..mc; X_1..X_3 have no feedback):
+    //   in op -> P in mo when block i is in op: bypass (ops(P) added in mp);
+    //   in mp -> P in mo when block i is in pb: XORed into op_x;
+    //   in mc -> P in mo when block i is in pa: XORed into pb_xf;
+    //   else  -> P in fb_q[s] when block i is in pa: XORed into pb_xf.
+    // All selects are registered, so no compare sits in front of the 128-bit feedback muxes.
+    assign fb_op = op_valid_q && (op_stream_q == hd_stream_q);
+    assign fb_mp = mp_valid_q && (mp_stream_q == hd_stream_q);
+    assign fb_mc = mc_valid_q && (mc_stream_q == hd_stream_q);
+
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
-        pa_valid_q <= 1'b0;
-        pb_valid_q <= 1'b0;
-        pb_byp_q   <= 1'b0;
-        pb_sel_p_q <= 1'b0;
-        pb_sel_f_q <= '0;
+        pa_valid_q  <= 1'b0;
+        pb_valid_q  <= 1'b0;
+        pa_byp_q    <= 1'b0;
+        pa_sel_p_q  <= 1'b0;
+        pa_sel_mo_q <= 1'b0;
+        pa_sel_f_q  <= '0;
+        pb_byp_q    <= 1'b0;
+        pb_sel_p_q  <= 1'b0;
       end else begin
-        pa_valid_q <= rel;
-        pb_valid_q <= pa_valid_q;
-        pb_byp_q   <= (pa_pos_q == 2'd3) && mp_valid_q && (mp_stream_q == pa_stream_q);
-        pb_sel_p_q <= (pa_pos_q == 2'd3) && !(mp_valid_q && (mp_stream_q == pa_stream_q))
-                      && mc_valid_q && (mc_stream_q == pa_stream_q);
+        pa_valid_q  <= rel;
+        pb_valid_q  <= pa_valid_q;
+        pa_byp_q    <= (hd_pos_q == 2'd3) && fb_op;
+        pa_sel_p_q  <= (hd_pos_q == 2'd3) && !fb_op && fb_mp;
+        pa_sel_mo_q <= (hd_pos_q == 2'd3) && !fb_op && !fb_mp && fb_mc;
         for (int s = 0; s < 3; s++) begin
-          pb_sel_f_q[s] <= (pa_pos_q == 2'd3) && !(mp_valid_q && (mp_stream_q == pa_stream_q))
-                           && !(mc_valid_q && (mc_stream_q == pa_stream_q))
-                           && (pa_stream_q == 2'(s));
+          pa_sel_f_q[s] <= (hd_pos_q == 2'd3) && !fb_op && !fb_mp && !fb_mc
+                           && (hd_stream_q == 2'(s));
         end
+        pb_byp_q    <= pa_byp_q;
+        pb_sel_p_q  <= pa_sel_p_q;
       end
     end
 
@@ -410,7 +422,8 @@ module ghash_core #(
       pb_stream_q <= pa_stream_q;
       pb_pos_q    <= pa_pos_q;
       pb_tag_q    <= pa_tag_q;
-      pb_data_q   <= pa_data_q;
+      pb_xf_q     <= pa_data_q ^ ({128{pa_sel_mo_q}} & mo_p_q) ^ ({128{pa_sel_f_q[0]}} & fb_q[0])
+                               ^ ({128{pa_sel_f_q[1]}} & fb_q[1]) ^ ({128{pa_sel_f_q[2]}} & fb_q[2]);
       pb_b_q      <= pa_b_q;
       pb_comb_q   <= ghash_pkg::ghash_kara_combine(pa_prod_q);
     end
@@ -418,13 +431,6 @@ module ghash_core #(
     ////////////////
     // Multiplier //
     ////////////////
-
-    // F_i = P_{i-3} when it is already out of the multiplier (AND-OR of registered one-hot
-    // selects); when it comes out just in time, op_byp_q adds ops(P_{i-3}) in mp instead.
-    always_comb begin
-      pb_f = {128{pb_sel_p_q}} & mo_p_q;
-      for (int s = 0; s < 3; s++) pb_f = pb_f | ({128{pb_sel_f_q[s]}} & fb_q[s]);
-    end
 
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
@@ -449,7 +455,8 @@ module ghash_core #(
       op_stream_q <= pb_stream_q;
       op_pos_q    <= pb_pos_q;
       op_tag_q    <= pb_tag_q;
-      op_x_q      <= ghash_pkg::ghash_kara_ops(ghash_pkg::ghash_rev(pb_data_q ^ pb_f));
+      op_x_q      <= ghash_pkg::ghash_kara_ops(ghash_pkg::ghash_rev(
+                         pb_xf_q ^ ({128{pb_sel_p_q}} & mo_p_q)));
       op_b_q      <= pb_e3_q ? ghash_pkg::ghash_kara_ops(ghash_pkg::ghash_reduce(pb_comb_q))
                              : ghash_pkg::ghash_kara_ops(ghash_pkg::ghash_rev(pb_b_q));
       mp_last_q   <= op_last_q;
