@@ -166,6 +166,14 @@ const MODELS: &[Model] = &[
         trace: false,
     },
     Model {
+        name: "ghash_core_3",
+        module: "ghash_core",
+        filelist: "ghash/ghash_core.f",
+        params: &[("MulStages", "3"), ("TagWidth", "16")],
+        defines: &[],
+        trace: false,
+    },
+    Model {
         name: "ghash_lanes_1",
         module: "ghash_lanes",
         filelist: "ghash/ghash_lanes.f",

@@ -11,6 +11,7 @@ fail=0 n=0
 VARIANTS=(
   "./aes/aes_cipher_pipe.f|-GSboxTower=1'b1"
   "./aes/aes_cipher_pipe.f|-GSboxTower=1'b1 -GSboxLatency=1 -GKeyLen=256"
+  "./ghash/ghash_core.f|-GMulStages=3"
 )
 lint_one() {  # lint_one <.f list> [-G args...]
     local f=$1 dir top files out

@@ -34,6 +34,7 @@ TARGETS=(
   "aes_cipher_pipe_128_tower|aes_cipher_pipe_syn|rtl/aes/aes_cipher_pipe.f syn/aes_cipher_pipe_syn.sv|-set KeyLen 128 -set SboxTower 1"
   "ghash_mul_2|ghash_mul_syn|rtl/ghash/ghash_mul.f syn/ghash_mul_syn.sv|-set NumStages 2"
   "ghash_core|ghash_core_syn|rtl/ghash/ghash_core.f syn/ghash_core_syn.sv|"
+  "ghash_core_m3|ghash_core_syn|rtl/ghash/ghash_core.f syn/ghash_core_syn.sv|-set MulStages 3"
   "ghash_lanes_1|ghash_lanes_syn|rtl/ghash/ghash_lanes.f syn/ghash_lanes_syn.sv|-set LANES 1"
   "ghash_lanes_4|ghash_lanes_syn|rtl/ghash/ghash_lanes.f syn/ghash_lanes_syn.sv|-set LANES 4"
   "ghash_lanes_4_pow|ghash_lanes_syn|rtl/ghash/ghash_lanes.f syn/ghash_lanes_syn.sv|-set LANES 4 -set PowersIn 1"

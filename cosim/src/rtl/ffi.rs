@@ -120,6 +120,7 @@ models! {
     GhashMul3 => "ghash_mul_3",
     GhashCore1 => "ghash_core_1",
     GhashCore2 => "ghash_core_2",
+    GhashCore3 => "ghash_core_3",
     GhashLanes1 => "ghash_lanes_1",
     GhashLanes2 => "ghash_lanes_2",
     GhashLanes4 => "ghash_lanes_4",

@@ -41,6 +41,7 @@ impl GhashCore {
         let mul_stages = match top {
             Top::GhashCore1 => 1,
             Top::GhashCore2 => 2,
+            Top::GhashCore3 => 3,
             _ => panic!("{} is not a ghash_core variant", top.name()),
         };
         let sim = Sim::new(top);
@@ -63,9 +64,13 @@ impl GhashCore {
     }
 
     /// Cycles from the edge accepting the last block to the edge presenting the hash, counting
-    /// the accepting edge as 1: `MulStages + 2`.
+    /// the accepting edge as 1: `MulStages + 2` for MulStages 1 and 2; 8 for MulStages 3 (hold,
+    /// two power stages, operands, three multiplier stages, output register).
     pub fn latency(&self) -> usize {
-        self.mul_stages + 2
+        match self.mul_stages {
+            3 => 8,
+            m => m + 2,
+        }
     }
 
     /// One clock with an optional block; returns `(tag, GHASH)` registered at this edge, if any.
