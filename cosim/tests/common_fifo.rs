@@ -43,8 +43,17 @@ impl Fifo {
 
     fn outs(&mut self) -> Outs {
         let v = self.sim.get_u64(self.rvalid);
-        let d = if v != 0 { self.sim.get_u64(self.rdata) } else { 0 };
-        (v, d, self.sim.get_u64(self.wready), self.sim.get_u64(self.count))
+        let d = if v != 0 {
+            self.sim.get_u64(self.rdata)
+        } else {
+            0
+        };
+        (
+            v,
+            d,
+            self.sim.get_u64(self.wready),
+            self.sim.get_u64(self.count),
+        )
     }
 
     fn step(&mut self, push: Option<u16>, pop: bool) {
@@ -63,7 +72,15 @@ fn run(ram: Top, sync: Top, depth: u64, rng: &mut SplitMix64) -> usize {
     let mut next = 0u16;
     let mut popped = 0usize;
     // (push %, pop %) phases: fill, balanced, full with pops, drain, bursts
-    let phases = [(90, 10), (50, 50), (100, 30), (10, 90), (100, 100), (70, 0), (0, 70)];
+    let phases = [
+        (90, 10),
+        (50, 50),
+        (100, 30),
+        (10, 90),
+        (100, 100),
+        (70, 0),
+        (0, 70),
+    ];
     for cycle in 0..20_000u64 {
         let (pw, pr) = phases[((cycle / 300) % phases.len() as u64) as usize];
         let push = (rng.next_u64() % 100 < pw).then(|| {
@@ -76,8 +93,16 @@ fn run(ram: Top, sync: Top, depth: u64, rng: &mut SplitMix64) -> usize {
         // reference: FWFT, write accepted when not full, read when not empty
         let (rvalid, rdata, wready, count) = ra;
         assert_eq!(count, model.len() as u64, "cycle {cycle}: count");
-        assert_eq!(wready, u64::from((model.len() as u64) < depth), "cycle {cycle}: wready");
-        assert_eq!(rvalid, u64::from(!model.is_empty()), "cycle {cycle}: rvalid");
+        assert_eq!(
+            wready,
+            u64::from((model.len() as u64) < depth),
+            "cycle {cycle}: wready"
+        );
+        assert_eq!(
+            rvalid,
+            u64::from(!model.is_empty()),
+            "cycle {cycle}: rvalid"
+        );
         if let Some(&h) = model.front() {
             assert_eq!(rdata, u64::from(h), "cycle {cycle}: rdata");
         }

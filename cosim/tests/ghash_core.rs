@@ -137,7 +137,13 @@ fn gcm_spec_test_cases_3_and_4() {
     c4[3][12..].fill(0);
     let case3 = Packet {
         h,
-        blocks: vec![c[0], c[1], c[2], c[3], hex!("00000000000000000000000000000200")],
+        blocks: vec![
+            c[0],
+            c[1],
+            c[2],
+            c[3],
+            hex!("00000000000000000000000000000200"),
+        ],
     };
     let case4 = Packet {
         h,
@@ -167,7 +173,11 @@ fn gcm_spec_test_cases_3_and_4() {
 /// after the accepting edge (counted as 1), and nothing comes earlier.
 #[test]
 fn documented_latency() {
-    for (top, lat) in [(Top::GhashCore1, 3), (Top::GhashCore2, 4), (Top::GhashCore3, 8)] {
+    for (top, lat) in [
+        (Top::GhashCore1, 3),
+        (Top::GhashCore2, 4),
+        (Top::GhashCore3, 8),
+    ] {
         let mut dut = GhashCore::new(top);
         assert_eq!(dut.latency(), lat, "{}", top.name());
         let mut one = [0u8; 16];
