@@ -150,6 +150,14 @@ const MODELS: &[Model] = &[
         trace: false,
     },
     Model {
+        name: "rocesec_key_cache",
+        module: "rocesec_key_cache",
+        filelist: "top/rocesec_key_cache.f",
+        params: &[],
+        defines: &[],
+        trace: false,
+    },
+    Model {
         name: "ghash_core_1",
         module: "ghash_core",
         filelist: "ghash/ghash_core.f",

@@ -22,8 +22,24 @@
 // tag compare, like a cache read port). A miss runs 1 (QP key) or 2 (node key, MR key missing)
 // derivations plus one encryption, each on kdf_cmac (about 35 cycles per AES block plus the CMAC
 // subkey block for a new parent key), then answers with rsp_valid_o from a register; the new
-// key (and an MR key on the way) is inserted round robin. flush_i (a PD slot write) invalidates
-// every entry. Key material is cleared after each response.
+// key (and an MR key on the way) is inserted round robin. Key material is cleared after each
+// response.
+//
+// Flush
+// -----
+// flush_i (a PD slot write) clears every valid bit and the round-robin pointer in the next edge.
+// A derivation that is running (or starts) in a flush cycle still answers its requester, which
+// asked before the write, but inserts nothing: its K_pd may be the old one, and a stale key must
+// not be cached under a tag the new K_pd now owns. A flush in the cycle of an insertion wins.
+// Entries hold their tag and key bits until overwritten (a reset zeroes them); only the valid
+// bits are flushed, so the entry registers need no clear logic.
+//
+// Structure
+// ---------
+// The tags of distinct valid entries differ (an entry is inserted only after its tag missed), so
+// the hit vector is one-hot and the key/H read is an AND-OR over the entries. The PD, epoch, GID
+// and rkey/QPN fields are compared once per entry for both lookups (packet key and, for a node
+// key, its MR key); an MR entry is recognised by its type (its level and index are zero).
 
 `resetall
 `default_nettype none
@@ -49,8 +65,6 @@ module rocesec_key_cache
   output logic                       busy_o      // a derivation is running
 );
 
-  localparam int unsigned KtW = rocesec_pkg::KeyTagBits;
-  localparam int unsigned KcW = 1 + KtW + 128 + 128;
   localparam int unsigned CW  = $clog2(NumCache);
 
 `ifdef VERILATOR
@@ -63,23 +77,18 @@ module rocesec_key_cache
   // Signals //
   /////////////
 
-  typedef struct packed {
-    logic                  valid;
-    rocesec_pkg::key_tag_t tag;
-    logic [127:0]          key;
-    logic [127:0]          h;
-  } kcache_t;
-
   typedef enum logic [3:0] {
     StIdle, StMrReq, StMrWait, StKeyReq, StKeyWait, StHReq, StHWait, StRsp
   } state_e;
 
   state_e                 state_q;
-  rocesec_pkg::key_tag_t  tag_q, mr_tag, req_mr_tag;
+  rocesec_pkg::key_tag_t  tag_q, mr_tag;
   logic [127:0]           pkey_q, mkey_q, key_q, h_q;
   logic [CW-1:0]          next_q;
-  logic [KcW-1:0]         kc_flat [NumCache];
-  logic [NumCache-1:0]    hit_v, mr_hit_v;
+  logic [NumCache-1:0]    valid_q, base_eq, hit_v, mr_hit_v;
+  logic [127:0]           e_key [NumCache];
+  logic [127:0]           e_h   [NumCache];
+  logic                   drop_q;
   logic                   hit, mr_hit;
   logic [127:0]           hit_key, hit_h, mr_key;
 
@@ -87,37 +96,29 @@ module rocesec_key_cache
   // Lookup //
   ////////////
 
-  // In StIdle the request tag is compared directly (hit answered at once).
+  // In StIdle the request tag is compared directly (hit answered at once). mr_tag is the tag of
+  // the MR key a node key of tag_q is derived from.
   always_comb begin
-    req_mr_tag       = req_tag_i;
-    req_mr_tag.typ   = rocesec_pkg::KtMr;
-    req_mr_tag.b     = '0;
-    req_mr_tag.index = '0;
-    mr_tag           = tag_q;
-    mr_tag.typ       = rocesec_pkg::KtMr;
-    mr_tag.b         = '0;
-    mr_tag.index     = '0;
+    mr_tag       = tag_q;
+    mr_tag.typ   = rocesec_pkg::KtMr;
+    mr_tag.b     = '0;
+    mr_tag.index = '0;
   end
 
-  // (struct-typed variables at module level: Yosys has no member access on block locals)
-  /* verilator lint_off UNUSEDSIGNAL */
-  kcache_t hit_e, mr_e;  // read field by field
-  /* verilator lint_on UNUSEDSIGNAL */
-
+  // One-hot AND-OR read of the hit entry and of the MR entry.
   always_comb begin
-    hit_e = '0;
-    mr_e  = '0;
+    hit_key = '0;
+    hit_h   = '0;
+    mr_key  = '0;
     for (int c = 0; c < NumCache; c++) begin
-      if (hit_v[c])    hit_e = kc_flat[c];
-      if (mr_hit_v[c]) mr_e  = kc_flat[c];
+      hit_key = hit_key | ({128{hit_v[c]}} & e_key[c]);
+      hit_h   = hit_h   | ({128{hit_v[c]}} & e_h[c]);
+      mr_key  = mr_key  | ({128{mr_hit_v[c]}} & e_key[c]);
     end
   end
 
-  assign hit     = |hit_v;
-  assign mr_hit  = |mr_hit_v;
-  assign hit_key = hit_e.key;
-  assign hit_h   = hit_e.h;
-  assign mr_key  = mr_e.key;
+  assign hit    = |hit_v;
+  assign mr_hit = |mr_hit_v;
 
   /////////
   // KDF //
@@ -188,26 +189,28 @@ module rocesec_key_cache
   assign rsp_key_o   = (state_q == StRsp) ? key_q : hit_key;
   assign rsp_h_o     = (state_q == StRsp) ? h_q : hit_h;
 
-  // cache insertion (MR key after its derivation, packet key after its H)
-  logic    kc_we;
-  kcache_t kc_wdata;
+  // cache insertion (MR key after its derivation, packet key after its H), unless a flush came
+  // during the derivation (drop_q) or comes now
+  logic                  kc_ins, kc_we;
+  rocesec_pkg::key_tag_t kc_wtag;
+  logic [127:0]          kc_wkey, kc_wh;
 
   always_comb begin
-    kc_we          = 1'b0;
-    kc_wdata       = '0;
-    kc_wdata.valid = 1'b1;
-    kc_wdata.tag   = tag_q;
-    kc_wdata.key   = key_q;
-    kc_wdata.h     = kdf_rsp[255:128];
+    kc_ins  = 1'b0;
+    kc_wtag = tag_q;
+    kc_wkey = key_q;
+    kc_wh   = kdf_rsp[255:128];
     if (state_q == StMrWait && kdf_rsp_valid) begin
-      kc_we        = 1'b1;
-      kc_wdata.tag = mr_tag;
-      kc_wdata.key = kdf_rsp[255:128];
-      kc_wdata.h   = '0;
+      kc_ins  = 1'b1;
+      kc_wtag = mr_tag;
+      kc_wkey = kdf_rsp[255:128];
+      kc_wh   = '0;
     end else if (state_q == StHWait && kdf_rsp_valid) begin
-      kc_we = 1'b1;
+      kc_ins = 1'b1;
     end
   end
+
+  assign kc_we = kc_ins && !drop_q && !flush_i;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -218,8 +221,18 @@ module rocesec_key_cache
       key_q   <= '0;
       h_q     <= '0;
       next_q  <= '0;
+      drop_q  <= 1'b0;
     end else begin
-      if (kc_we) next_q <= next_q + 1'b1;
+      if (flush_i) begin
+        next_q <= '0;
+      end else if (kc_we) begin
+        next_q <= next_q + 1'b1;
+      end
+      if (flush_i && (state_q != StIdle || (req_valid_i && !hit))) begin
+        drop_q <= 1'b1;
+      end else if (state_q == StRsp) begin
+        drop_q <= 1'b0;
+      end
       unique case (state_q)
         StIdle: begin
           if (req_valid_i && !hit) begin
@@ -273,20 +286,39 @@ module rocesec_key_cache
   // Cache memory //
   //////////////////
 
+  // PD, epoch, GID and a (QPN / rkey) of a request, compared once per entry for both lookups
+  /* verilator lint_off UNUSEDSIGNAL */
+  function automatic logic [199:0] tag_base(rocesec_pkg::key_tag_t t);
+    tag_base = {t.pd, t.epoch, t.gid, t.a};
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
+
   for (genvar c = 0; c < NumCache; c++) begin : gen_kc
-    kcache_t e;
+    rocesec_pkg::key_tag_t tag;
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
-        e <= '0;
-      end else if (kc_we && next_q == c[CW-1:0]) begin
-        e <= kc_wdata;
+        valid_q[c] <= 1'b0;
       end else if (flush_i) begin
-        e <= '0;
+        valid_q[c] <= 1'b0;
+      end else if (kc_we && next_q == c[CW-1:0]) begin
+        valid_q[c] <= 1'b1;
       end
     end
-    assign kc_flat[c]  = e;
-    assign hit_v[c]    = e.valid && e.tag == req_tag_i;
-    assign mr_hit_v[c] = e.valid && e.tag == req_mr_tag;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        tag      <= '0;
+        e_key[c] <= '0;
+        e_h[c]   <= '0;
+      end else if (kc_we && next_q == c[CW-1:0]) begin
+        tag      <= kc_wtag;
+        e_key[c] <= kc_wkey;
+        e_h[c]   <= kc_wh;
+      end
+    end
+    assign base_eq[c]  = tag_base(tag) == tag_base(req_tag_i);
+    assign hit_v[c]    = valid_q[c] && base_eq[c] && tag.typ == req_tag_i.typ &&
+                         tag.b == req_tag_i.b && tag.index == req_tag_i.index;
+    assign mr_hit_v[c] = valid_q[c] && base_eq[c] && tag.typ == rocesec_pkg::KtMr;
   end
 
   logic unused_sig;

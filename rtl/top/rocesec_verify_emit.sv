@@ -131,13 +131,28 @@ module rocesec_verify_emit
   logic         gend_we;
   logic [16:0]  gend_len;
   /* verilator lint_off UNUSEDSIGNAL */
-  rocesec_pkg::job_t free_job;
   /* verilator lint_on UNUSEDSIGNAL */
 
+  // Key material: {key, h} of each job and its E_K(J0), in registers without reset, cleared
+  // when the job leaves (a synchronous clear, no read-modify-write of the entry). jt_q holds
+  // the rest of the job_t (its key and h fields are written as zeros).
+  logic [255:0]      jt_kh_q [NumJobs];
+  rocesec_pkg::job_t job_nokey;
+
   always_comb begin
-    free_job     = jt_q[free_slot];
-    free_job.key = '0;
-    free_job.h   = '0;
+    job_nokey     = job_i;
+    job_nokey.key = '0;
+    job_nokey.h   = '0;
+  end
+
+  always_ff @(posedge clk_i) begin
+    for (int j = 0; j < NumJobs; j++) begin
+      if (free_we && free_slot == SlotW'(j)) begin
+        jt_kh_q[j]   <= '0;
+      end
+      if (job_fire && wr_ptr_q == SlotW'(j)) jt_kh_q[j] <= {job_i.key, job_i.h};
+      if (ekj0_we && ekj0_slot == SlotW'(j)) jt_ekj0_q[j] <= ekj0_data;
+    end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -153,18 +168,15 @@ module rocesec_verify_emit
         jt_done_v_q[j] <= 1'b0;
         jt_reason_q[j] <= '0;
         jt_fwd_q[j]    <= '0;
-        jt_ekj0_q[j]   <= '0;
         jt_hash_q[j]   <= '0;
         jt_icv_q[j]    <= '0;
       end
     end else begin
       if (free_we) begin
         jt_valid_q[free_slot] <= 1'b0;
-        jt_q[free_slot]       <= free_job;  // key material cleared
-        jt_ekj0_q[free_slot]  <= '0;
       end
       if (job_fire) begin
-        jt_q[wr_ptr_q]        <= job_i;
+        jt_q[wr_ptr_q]        <= job_nokey;
         jt_valid_q[wr_ptr_q]  <= 1'b1;
         jt_ekj0_v_q[wr_ptr_q] <= 1'b0;
         jt_hash_v_q[wr_ptr_q] <= 1'b0;
@@ -179,7 +191,6 @@ module rocesec_verify_emit
         fin_ptr_q              <= fin_ptr_q + 1'b1;
       end
       if (ekj0_we) begin
-        jt_ekj0_q[ekj0_slot]   <= ekj0_data;
         jt_ekj0_v_q[ekj0_slot] <= 1'b1;
       end
       if (hash_we) begin
@@ -221,7 +232,10 @@ module rocesec_verify_emit
   rocesec_pkg::job_t ctr_job;
   /* verilator lint_on UNUSEDSIGNAL */
 
-  assign ctr_job = jt_q[ctr_ptr];
+  always_comb begin
+    ctr_job     = jt_q[ctr_ptr];
+    ctr_job.key = jt_kh_q[ctr_ptr][255:128];
+  end
 
   rocesec_ctr #(
     .NumJobs (NumJobs),
@@ -293,7 +307,10 @@ module rocesec_verify_emit
     end
   end
 
-  assign g_job = jt_q[g_cur];
+  always_comb begin
+    g_job   = jt_q[g_cur];
+    g_job.h = jt_kh_q[g_cur][127:0];
+  end
 
   // Input frame coordinates: AAD from ip_off, ciphertext [P, E).
   rocesec_ghash_feed #(

@@ -132,6 +132,7 @@ models! {
     RoceParse4 => "roce_parse_4",
     KdfCmac128 => "kdf_cmac_128",
     KdfCmac256 => "kdf_cmac_256",
+    RocesecKeyCache => "rocesec_key_cache",
     RocesecProtect1 => "rocesec_protect_1",
     RocesecProtect1Fault => "rocesec_protect_1_fault",
     RocesecProtect1Trace => "rocesec_protect_1_trace",

@@ -15,6 +15,7 @@ pub mod ghash_core;
 pub mod ghash_lanes;
 pub mod ghash_mul;
 pub mod kdf_cmac;
+pub mod key_cache;
 pub mod roce_icrc;
 pub mod roce_parse;
 pub mod rocesec_protect;

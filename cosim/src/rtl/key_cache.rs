@@ -1,0 +1,164 @@
+//! Driver for `rtl/top/rocesec_key_cache.sv` (stage `key`: the derived-key cache and its
+//! SP 800-108 KDF, shared by both tops), built with its default `NumCache` = 8.
+
+use super::{Port, Sim, Top};
+
+/// Entries of the test build (`NumCache`).
+pub const NUM_CACHE: usize = 8;
+
+/// `rocesec_pkg::key_tag_t`: the identity of a derived key (model `timing::CacheTag`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct KeyTag {
+    /// `KtQp` (0), `KtMr` (1) or `KtNode` (2).
+    pub typ: u8,
+    /// Protection domain.
+    pub pd: u32,
+    /// Key epoch.
+    pub epoch: u8,
+    /// GID (QP: destination, MR/node: owner).
+    pub gid: [u8; 16],
+    /// QP: QPN (24 bits used); MR/node: rkey.
+    pub a: u32,
+    /// QP: salt (24 bits); node: level (6 bits used).
+    pub b: u32,
+    /// Node index.
+    pub index: u64,
+}
+
+/// `KtQp`.
+pub const KT_QP: u8 = 0;
+/// `KtMr`.
+pub const KT_MR: u8 = 1;
+/// `KtNode`.
+pub const KT_NODE: u8 = 2;
+
+impl KeyTag {
+    /// The 290-bit packed struct as 37 big-endian bytes (top 6 bits zero):
+    /// typ(2) ‖ pd(32) ‖ epoch(8) ‖ gid(128) ‖ a(32) ‖ b(24) ‖ index(64).
+    pub fn to_bytes(&self) -> [u8; 37] {
+        // build the vector LSB first: index, b, a, gid, epoch, pd, typ
+        let mut bits: Vec<bool> = Vec::with_capacity(296);
+        let mut push = |v: u128, n: usize| {
+            for i in 0..n {
+                bits.push((v >> i) & 1 == 1);
+            }
+        };
+        push(u128::from(self.index), 64);
+        push(u128::from(self.b & 0xff_ffff), 24);
+        push(u128::from(self.a), 32);
+        push(u128::from_be_bytes(self.gid), 128);
+        push(u128::from(self.epoch), 8);
+        push(u128::from(self.pd), 32);
+        push(u128::from(self.typ & 3), 2);
+        let mut out = [0u8; 37];
+        for (i, &b) in bits.iter().enumerate() {
+            if b {
+                out[36 - i / 8] |= 1 << (i % 8);
+            }
+        }
+        out
+    }
+}
+
+/// The answer to one request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyRsp {
+    /// The derived key (byte 0 = bits 127:120).
+    pub key: [u8; 16],
+    /// Its GCM hash subkey H = E_K(0^128).
+    pub h: [u8; 16],
+    /// Answered in the request's first cycle (a cache hit).
+    pub hit: bool,
+    /// Cycles from the request's first cycle to the response cycle (0 for a hit).
+    pub cycles: u64,
+}
+
+/// A verilated `rocesec_key_cache`.
+pub struct KeyCache {
+    sim: Sim,
+    req_valid: Port,
+    req_tag: Port,
+    req_pdkey: Port,
+    rsp_valid: Port,
+    rsp_key: Port,
+    rsp_h: Port,
+    flush: Port,
+    busy: Port,
+}
+
+impl Default for KeyCache {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl KeyCache {
+    /// Build the model and reset it.
+    pub fn new() -> Self {
+        let sim = Sim::new(Top::RocesecKeyCache);
+        let mut s = Self {
+            req_valid: sim.pin("req_valid_i"),
+            req_tag: sim.pin("req_tag_i"),
+            req_pdkey: sim.pin("req_pdkey_i"),
+            rsp_valid: sim.pin("rsp_valid_o"),
+            rsp_key: sim.pin("rsp_key_o"),
+            rsp_h: sim.pin("rsp_h_o"),
+            flush: sim.pin("flush_i"),
+            busy: sim.pin("busy_o"),
+            sim,
+        };
+        s.sim.set_u64(s.req_valid, 0);
+        s.sim.set_u64(s.flush, 0);
+        s.sim.reset();
+        s
+    }
+
+    /// Idle cycles, with `flush_i` high in the first one when `flush`.
+    pub fn idle(&mut self, n: u64, flush: bool) {
+        for i in 0..n {
+            self.sim.set_u64(self.flush, u64::from(flush && i == 0));
+            self.sim.tick();
+        }
+        self.sim.set_u64(self.flush, 0);
+    }
+
+    /// Present `tag` with parent key `pdkey` (K_pd, 16 bytes) and hold it until the response;
+    /// `flush_i` is high in the cycles `flush_at` counts from the request's first cycle (0 = the
+    /// request cycle itself). The response cycle is a clock edge too (the requester takes it).
+    ///
+    /// # Panics
+    /// If no response comes within 2,000 cycles.
+    pub fn request(&mut self, tag: &KeyTag, pdkey: &[u8; 16], flush_at: &[u64]) -> KeyRsp {
+        self.sim.set_u64(self.req_valid, 1);
+        self.sim.set_bytes(self.req_tag, &tag.to_bytes());
+        self.sim.set_bytes(self.req_pdkey, pdkey);
+        for c in 0..2000u64 {
+            self.sim
+                .set_u64(self.flush, u64::from(flush_at.contains(&c)));
+            self.sim.eval();
+            if self.sim.get_u64(self.rsp_valid) != 0 {
+                let mut key = [0u8; 16];
+                let mut h = [0u8; 16];
+                self.sim.get_bytes(self.rsp_key, &mut key);
+                self.sim.get_bytes(self.rsp_h, &mut h);
+                self.sim.tick();
+                self.sim.set_u64(self.req_valid, 0);
+                self.sim.set_u64(self.flush, 0);
+                self.sim.eval();
+                return KeyRsp {
+                    key,
+                    h,
+                    hit: c == 0,
+                    cycles: c,
+                };
+            }
+            self.sim.tick();
+        }
+        panic!("rocesec_key_cache: no response");
+    }
+
+    /// `busy_o`: a derivation is running.
+    pub fn busy(&mut self) -> bool {
+        self.sim.get_u64(self.busy) != 0
+    }
+}
