@@ -238,7 +238,7 @@ pub struct CryptoParams {
     /// AES pipeline latency in cycles, issue to result (`aes_cipher_pipe`, AES-128,
     /// `SboxLatency` 2: 1 + 3·10 = 31).
     pub aes_latency: u64,
-    /// Keystream FIFO depth in blocks; blocks in flight + buffered ≤ this (`KsDepth` = 32).
+    /// Keystream FIFO depth in blocks; blocks in flight + buffered ≤ this (`KsDepth` = 64).
     pub ks_depth: u64,
     /// Cycles from the last GHASH block (the length block) to the hash
     /// (`rocesec_pkg::GhashLatency` = 4, `ghash_core` with `MulStages` = 2).
@@ -317,7 +317,7 @@ impl Params {
         },
         crypto: CryptoParams {
             aes_latency: AES128_PIPE_LATENCY,
-            ks_depth: 32,
+            ks_depth: 64,
             ghash_latency: 4,
             ctr_start_cycles: 1,
         },

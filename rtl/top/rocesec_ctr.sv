@@ -19,7 +19,7 @@
 module rocesec_ctr
 #(
   parameter int unsigned NumJobs = 8,   // job table slots (power of two)
-  parameter int unsigned KsDepth = 32   // keystream FIFO (blocks)
+  parameter int unsigned KsDepth = 64   // keystream FIFO (blocks)
 ) (
   input  wire logic                       clk_i,
   input  wire logic                       rst_ni,
@@ -143,7 +143,7 @@ module rocesec_ctr
 
   logic unused_ks_ready;
 
-  common_fifo_sync #(
+  common_fifo_ram #(
     .Width (128),
     .Depth (KsDepth)
   ) u_ks_fifo (

@@ -45,7 +45,7 @@
 module rocesec_protect_emit
 #(
   parameter int unsigned NumJobs  = 8,   // frames in flight between key stage and output (2^n)
-  parameter int unsigned KsDepth  = 32,  // keystream buffer (blocks)
+  parameter int unsigned KsDepth  = 64,  // keystream buffer (blocks)
   parameter int unsigned DlyBeats = 8    // delay FIFO between GHASH feed and ICV insert
 ) (
   input  wire logic          clk_i,

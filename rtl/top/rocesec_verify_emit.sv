@@ -44,7 +44,7 @@
 module rocesec_verify_emit
 #(
   parameter int unsigned NumJobs    = 8,    // frames in flight (2^n)
-  parameter int unsigned KsDepth    = 32,   // keystream buffer (blocks)
+  parameter int unsigned KsDepth    = 64,   // keystream buffer (blocks)
   parameter int unsigned DlyBeats   = 8,    // delay FIFO between GHASH feed and splice
   parameter int unsigned FrameBeats = 512   // output frame FIFO (beats, 2^n)
 ) (
