@@ -371,14 +371,33 @@ fn latency_and_throughput() {
         score(&mut model, &frames[4..], &out);
         let inb = beats_of(&frames[4..]);
         let outb: u64 = out.iter().map(|o| o.data.len().div_ceil(16) as u64).sum();
+        // steady state: from the last beat of the middle frame to the last beat of the run
+        let (a, z) = (out.len() / 2, out.len() - 1);
+        let span = out[z].last_cycle - out[a].last_cycle;
+        let in_ss = beats_of(&frames[4 + a + 1..]);
+        let out_ss: u64 = out[a + 1..]
+            .iter()
+            .map(|o| o.data.len().div_ceil(16) as u64)
+            .sum();
         eprintln!(
             "SEND_ONLY payload {len:4}: frame {:4} B, latency first-in to last-out {} cycles \
-             (cold key {}), back-to-back {:.3} in / {:.3} out beats/cycle",
+             (cold key {}), back-to-back {:.3} in / {:.3} out beats/cycle over the run \
+             ({cycles} cycles incl. fill), steady state {:.3} in / {:.3} out beats/cycle \
+             ({} idle output cycles in {} frames)",
             frames[0].len(),
             lat[3],
             lat[0],
             inb as f64 / cycles as f64,
-            outb as f64 / cycles as f64
+            outb as f64 / cycles as f64,
+            in_ss as f64 / span as f64,
+            out_ss as f64 / span as f64,
+            span - out_ss,
+            z - a
+        );
+        // line rate: the output (24 bytes longer per frame) never idles between frames
+        assert_eq!(
+            span, out_ss,
+            "payload {len}: idle output cycles between back-to-back frames"
         );
     }
 }

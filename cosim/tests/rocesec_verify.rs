@@ -448,16 +448,33 @@ fn latency_and_throughput() {
             score(&mut model, &frames[4..], &r, m, "throughput");
             let inb = beats_of(&frames[4..]);
             let outb: u64 = r.out.iter().map(|o| o.data.len().div_ceil(16) as u64).sum();
+            // steady state: from the last beat of the middle frame to the last beat of the run
+            let (a, z) = (r.out.len() / 2, r.out.len() - 1);
+            let span = r.out[z].last_cycle - r.out[a].last_cycle;
+            let in_ss = beats_of(&frames[4 + a + 1..]);
+            let out_ss: u64 = r.out[a + 1..]
+                .iter()
+                .map(|o| o.data.len().div_ceil(16) as u64)
+                .sum();
             eprintln!(
                 "verify [{}] SEND_ONLY payload {len:4}: frame {:4} B, latency first-in to \
-                 last-out {} cycles (cold key {}), back-to-back {:.3} in / {:.3} out beats/cycle",
+                 last-out {} cycles (cold key {}), back-to-back {:.3} in / {:.3} out beats/cycle \
+                 over the run ({} cycles incl. fill), steady state {:.3} in / {:.3} out \
+                 beats/cycle ({} idle input cycles in {} frames)",
                 m.name(),
                 frames[0].len(),
                 lat[3],
                 lat[0],
                 inb as f64 / r.cycles as f64,
-                outb as f64 / r.cycles as f64
+                outb as f64 / r.cycles as f64,
+                r.cycles,
+                in_ss as f64 / span as f64,
+                out_ss as f64 / span as f64,
+                span.saturating_sub(in_ss),
+                z - a
             );
+            // line rate: the input (24 bytes longer per frame) is taken at 1 beat per cycle
+            assert_eq!(span, in_ss, "{} payload {len}: idle input cycles", m.name());
         }
     }
 }

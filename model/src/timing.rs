@@ -511,8 +511,8 @@ struct Plan {
     ks_beat: usize,
     /// Keystream blocks a cut frame leaves behind, drained by S1 after its last beat.
     drain: usize,
-    /// GHASH blocks fed while output beat k sits in S2 (AAD, ciphertext and length blocks
-    /// ending in it).
+    /// GHASH blocks fed while output beat k sits in S2 (AAD and ciphertext blocks ending in
+    /// it; the length block is fed from its own register the cycle after the last one).
     feeds: Vec<u32>,
     /// The beat whose last feed is the length block (the hash starts then); `None` when the
     /// frame is cut before it.
@@ -526,7 +526,8 @@ struct Plan {
 /// ends before it). Offsets are of the protected frame as the feed sees it (the protect top's
 /// output, the verify top's input): AAD `[ip_off, cstart)` (packet-auth: `[ip_off, cend)`), then
 /// in AEAD mode the ciphertext `[cstart, cend)`, each block fed in the first beat holding its end
-/// (one per cycle), then `[len(A)]_64 ‖ [len(C)]_64` in the beat of the last one. A frame cut
+/// (one per cycle); `final_beat` is the beat of the last one, after which the length block
+/// `[len(A)]_64 ‖ [len(C)]_64` is fed from a register in the next cycle. A frame cut
 /// before its IP length never reaches the later blocks: they are not fed.
 pub(crate) fn ghash_feeds(
     bb: usize,
@@ -564,9 +565,8 @@ pub(crate) fn ghash_feeds(
     }
     let last_end = ends.last().copied().unwrap_or(ip_off);
     let final_beat = (beat_of(last_end) < beats).then(|| beat_of(last_end));
-    if let Some(b) = final_beat {
-        feeds[b] += 1; // the length block [len(A)]_64 ‖ [len(C)]_64
-    }
+    // The length block [len(A)]_64 ‖ [len(C)]_64 is not counted: it is fed from its own register
+    // in the cycle after the last data block (`len_pend_q`), ahead of the next beat's block.
     (feeds, final_beat)
 }
 
@@ -828,6 +828,8 @@ struct Emit {
     sp_drain: usize,
     s1: Option<Beat>,
     s2: Option<(Beat, u32)>,
+    /// Frame whose length block is pending in `rocesec_ghash_feed` (`len_pend_q`).
+    len_pend: Option<usize>,
     dq: VecDeque<Beat>,
     s3: Option<Beat>,
     s4: Option<Beat>,
@@ -879,6 +881,7 @@ pub fn predict(
         sp_drain: 0,
         s1: None,
         s2: None,
+        len_pend: None,
         dq: VecDeque::new(),
         s3: None,
         s4: None,
@@ -931,12 +934,17 @@ pub fn predict(
         if emit.s3.is_none() {
             emit.s3 = emit.dq.pop_front();
         }
-        // ---- S2: one GHASH block per cycle; the beat passes after its last block ----
+        // ---- S2: one GHASH block per cycle (a pending length block first); the beat passes
+        // after its last data block ----
+        let len_pend0 = emit.len_pend.take();
+        if let Some(f) = len_pend0 {
+            hash_vis[f] = c + p.crypto.ghash_latency + 1;
+        }
         if let Some((b, rem)) = emit.s2.as_mut() {
-            if *rem > 0 {
+            if *rem > 0 && len_pend0.is_none() {
                 *rem -= 1;
                 if *rem == 0 && plans[b.f].final_beat == Some(b.k) {
-                    hash_vis[b.f] = c + p.crypto.ghash_latency + 1;
+                    emit.len_pend = Some(b.f);
                 }
             }
             if *rem == 0 && dq_len0 < p.emit.delay_beats {

@@ -451,6 +451,8 @@ struct Emit {
     in_flight: usize,
     /// G register: beat and GHASH blocks still to feed.
     g: Option<(Beat, u32)>,
+    /// Frame whose length block is pending in `rocesec_ghash_feed` (`len_pend_q`).
+    len_pend: Option<usize>,
     /// G is inside a frame (`g0_mid_q`).
     g_mid: bool,
     dq: VecDeque<Beat>,
@@ -522,6 +524,7 @@ pub fn predict(
     let mut emit = Emit {
         in_flight: 0,
         g: None,
+        len_pend: None,
         g_mid: false,
         dq: VecDeque::new(),
         sp_active: false,
@@ -697,12 +700,17 @@ pub fn predict(
             emit.s1 = s1_out;
         }
 
-        // ---- G: GHASH feed register (one block per cycle), delay FIFO write ----
+        // ---- G: GHASH feed register (one block per cycle, a pending length block first),
+        // delay FIFO write ----
+        let len_pend0 = emit.len_pend.take();
+        if let Some(f) = len_pend0 {
+            hash_vis[f] = c + p.crypto.ghash_latency + 1;
+        }
         if let Some((b, rem)) = emit.g.as_mut() {
-            if *rem > 0 {
+            if *rem > 0 && len_pend0.is_none() {
                 *rem -= 1;
                 if *rem == 0 && plans[b.f].final_beat == Some(b.k) {
-                    hash_vis[b.f] = c + p.crypto.ghash_latency + 1;
+                    emit.len_pend = Some(b.f);
                 }
             }
             if *rem == 0 && dq_len0 < ep.delay_beats {

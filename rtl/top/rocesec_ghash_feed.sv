@@ -18,9 +18,13 @@
 //
 // Timing
 // ------
-// One register stage: a beat leaves (out_*, unchanged) once every block ending in it has been fed
-// (one block per cycle; the beat that ends the range also waits for the length block). The hash
-// leaves ghash_core rocesec_pkg::GhashLatency cycles after the length block, tagged by slot.
+// One register stage: a beat leaves (out_*, unchanged) once every data block ending in it has
+// been fed (one block per cycle). The length block is fed from a one-entry register in the cycle
+// after the last data block, ahead of any block of the next beat (which then waits that cycle),
+// so the beat that ends the range does not wait for it: in a stream of frames the length block
+// takes a cycle in which no data block ends (the Ethernet header beat of the next frame, the
+// ICV/ICRC beats), and back-to-back frames pass without an idle cycle. The hash leaves ghash_core
+// rocesec_pkg::GhashLatency cycles after the length block, tagged by slot.
 
 `resetall
 `default_nettype none
@@ -71,7 +75,6 @@ module rocesec_ghash_feed
 
   localparam logic [1:0] PhAad  = 2'd0;
   localparam logic [1:0] PhC    = 2'd1;
-  localparam logic [1:0] PhLen  = 2'd2;
   localparam logic [1:0] PhDone = 2'd3;
 
   /////////////
@@ -94,6 +97,14 @@ module rocesec_ghash_feed
 
   logic             gh_valid, gh_first, gh_last;
   logic [127:0]     gh_data;
+  logic [SlotW-1:0] gh_tag;
+
+  // pending length block [len(A)]_64 ‖ [len(C)]_64 of the frame whose last data block was fed
+  logic             len_pend_q;
+  logic [SlotW-1:0] len_slot_q;
+  logic [127:0]     len_blk_q;
+  logic             len_set;
+  logic [127:0]     len_blk;
 
   assign cur_slot_o = s_slot_q;
 
@@ -163,39 +174,48 @@ module rocesec_ghash_feed
     la = {44'h0, (aead || !pauth) ? pstart - ipst : eend - ipst, 3'b000};
     lc = aead ? {44'h0, eend - pstart, 3'b000} : 64'h0;
 
+    len_blk  = {la, lc};
+    len_set  = 1'b0;
     gh_valid = 1'b0;
     gh_first = first_q;
     gh_last  = 1'b0;
     gh_data  = blk;
+    gh_tag   = s_slot_q;
     phase_d  = phase_q;
     gp_d     = gp_q;
     s_pass   = 1'b0;
     re_d     = re;
     bend_d   = bend;
+    if (len_pend_q) begin
+      // the previous frame's length block goes first
+      gh_valid = 1'b1;
+      gh_first = 1'b0;
+      gh_last  = 1'b1;
+      gh_data  = len_blk_q;
+      gh_tag   = len_slot_q;
+    end
     if (s_valid_q) begin
       if ((phase_q == PhAad || phase_q == PhC) && bend <= {1'b0, s_k_q, 4'h0} + 17'd16) begin
-        gh_valid = 1'b1;
-        gp_d     = gp_q + 17'd16;
-        if (gp_q + 17'd16 >= re) begin
-          if (phase_q == PhAad && aead && eend != pstart) begin
-            phase_d = PhC;
-            gp_d    = pstart;
-          end else begin
-            phase_d = PhLen;
+        // a data block ends in this beat: fed unless the length block takes the cycle
+        if (!len_pend_q) begin
+          gh_valid = 1'b1;
+          gp_d     = gp_q + 17'd16;
+          if (gp_q + 17'd16 >= re) begin
+            if (phase_q == PhAad && aead && eend != pstart) begin
+              phase_d = PhC;
+              gp_d    = pstart;
+            end else begin
+              phase_d = PhDone;
+              len_set = 1'b1;
+            end
           end
+          // the beat may leave with this block unless another block also ends in it
+          re_d   = (phase_d == PhAad) ? re : eend;
+          bend_d = (gp_d + 17'd16 < re_d) ? gp_d + 17'd16 : re_d;
+          s_pass = out_ready_i && (phase_d == PhDone ||
+                   ((phase_d == PhAad || phase_d == PhC) &&
+                    bend_d > {1'b0, s_k_q, 4'h0} + 17'd16));
         end
-        // the beat may leave with this block unless another block also ends in it
-        re_d   = (phase_d == PhAad) ? re : eend;
-        bend_d = (gp_d + 17'd16 < re_d) ? gp_d + 17'd16 : re_d;
-        s_pass = out_ready_i && (phase_d == PhDone ||
-                 ((phase_d == PhAad || phase_d == PhC) &&
-                  bend_d > {1'b0, s_k_q, 4'h0} + 17'd16));
-      end else if (phase_q == PhLen) begin
-        gh_valid = 1'b1;
-        gh_last  = 1'b1;
-        gh_data  = {la, lc};
-        phase_d  = PhDone;
-        s_pass   = out_ready_i;
       end else begin
         s_pass = out_ready_i;
       end
@@ -212,11 +232,13 @@ module rocesec_ghash_feed
       gp_q      <= '0;
       first_q   <= 1'b0;
       prev_q    <= '0;
+      len_pend_q <= 1'b0;
     end else begin
+      len_pend_q <= len_set;
       if (s_ready) s_valid_q <= in_valid_i;
       phase_q <= phase_d;
       gp_q    <= gp_d;
-      if (gh_valid) first_q <= 1'b0;
+      if (gh_valid && !len_pend_q) first_q <= 1'b0;
       if (s_pass) prev_q <= masked;
       if (s_ready && in_valid_i && in_k_i == 12'd0) begin
         // first beat of a frame: start its GHASH
@@ -228,6 +250,10 @@ module rocesec_ghash_feed
   end
 
   always_ff @(posedge clk_i) begin
+    if (len_set) begin
+      len_slot_q <= s_slot_q;
+      len_blk_q  <= len_blk;
+    end
     if (s_ready && in_valid_i) begin
       s_data_q <= in_data_i;
       s_keep_q <= in_keep_i;
@@ -257,7 +283,7 @@ module rocesec_ghash_feed
     .in_valid_i  (gh_valid),
     .in_first_i  (gh_first),
     .in_last_i   (gh_last),
-    .in_tag_i    (s_slot_q),
+    .in_tag_i    (gh_tag),
     .in_data_i   (gh_data),
     .in_h_i      (cur_h_i),
     .out_valid_o (hash_valid_o),
