@@ -551,3 +551,43 @@ fn a_flipped_sbox_bit_is_caught() {
         );
     }
 }
+
+/// Back-to-back protected frames of mixed sizes (300 frames, 82 B to 4.2 KB), keys cached, every
+/// protection mode, both verify modes: the input is taken at one beat per cycle with no idle
+/// cycle.
+#[test]
+fn mixed_sizes_back_to_back_line_rate() {
+    let sizes = [
+        0usize, 64, 0, 256, 1, 17, 0, 1024, 3, 0, 0, 4096, 15, 16, 31, 33, 500,
+    ];
+    for mode in [Mode::Aead, Mode::HeaderAuth, Mode::PacketAuth] {
+        let keys = demo(mode);
+        let plain: Vec<Vec<u8>> = (0..300)
+            .map(|i| Builder::new(0x04, i as u32, &vec![0x5a; sizes[i % sizes.len()]]).build())
+            .collect();
+        let frames = protected(&keys, &plain);
+        for m in MODES {
+            let mut rng = SplitMix64::new(5);
+            let mut dut = RocesecVerify::new(Top::RocesecVerify1, m);
+            dut.load_keys(&keys).unwrap();
+            let mut model = Verifier::new(&keys).unwrap();
+            let r = dut.run(&frames[..1], 1, LINE, &mut rng); // derive the key
+            score(&mut model, &frames[..1], &r, m, "mixed");
+            let r = dut.run(&frames[1..], frames.len() - 1, LINE, &mut rng);
+            score(&mut model, &frames[1..], &r, m, "mixed");
+            // input accepted from the first beat of frame a to the first beat of the last frame
+            // (7.8k beats, far more than the 512-beat packet FIFO could absorb)
+            let (a, z) = (20usize, r.out.len() - 1);
+            let span = r.in_starts[z] - r.in_starts[a];
+            let beats = beats_of(&frames[1 + a..1 + z]);
+            eprintln!(
+                "{mode:?} [{}] mixed sizes back-to-back: {} frames, {beats} input beats in {span} \
+                 cycles ({:.3} beats/cycle) after the first {a}",
+                m.name(),
+                z - a,
+                beats as f64 / span as f64
+            );
+            assert_eq!(span, beats, "{mode:?} {}: idle input cycles", m.name());
+        }
+    }
+}
