@@ -94,6 +94,22 @@ const MODELS: &[Model] = &[
         trace: false,
     },
     Model {
+        name: "aes_cipher_iter_128",
+        module: "aes_cipher_iter",
+        filelist: "aes/aes_cipher_iter.f",
+        params: &[("KeyLen", "128"), ("SboxLatency", "2")],
+        defines: &[],
+        trace: false,
+    },
+    Model {
+        name: "aes_cipher_iter_256_l1",
+        module: "aes_cipher_iter",
+        filelist: "aes/aes_cipher_iter.f",
+        params: &[("KeyLen", "256"), ("SboxLatency", "1")],
+        defines: &[],
+        trace: false,
+    },
+    Model {
         name: "ghash_mul_1",
         module: "ghash_mul",
         filelist: "ghash/ghash_mul.f",

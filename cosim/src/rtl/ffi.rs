@@ -111,6 +111,8 @@ models! {
     AesCipherPipeFault => "aes_cipher_pipe_fault",
     AesCipherPipe128Tower => "aes_cipher_pipe_128_tower",
     AesCipherPipe256TowerL1 => "aes_cipher_pipe_256_tower_l1",
+    AesCipherIter128 => "aes_cipher_iter_128",
+    AesCipherIter256L1 => "aes_cipher_iter_256_l1",
     CommonFifoRam4 => "common_fifo_ram_4",
     CommonFifoRam16 => "common_fifo_ram_16",
     CommonFifoSync4 => "common_fifo_sync_4",

@@ -8,6 +8,7 @@
 //! SystemVerilog vector (SP 800-38D / FIPS 197 order). The conversion to Verilator words (word 0 =
 //! bits 31:0) happens in one place: [`bytes_to_words`] / [`words_to_bytes`].
 
+pub mod aes_cipher_iter;
 pub mod aes_cipher_pipe;
 pub mod axil;
 pub mod ffi;
