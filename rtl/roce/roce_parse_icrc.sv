@@ -81,16 +81,6 @@ module roce_parse_icrc #(
     crc_unzero_byte = s;
   endfunction
 
-  // Undo n zero bytes (n < BeatBytes).
-  function automatic logic [31:0] crc_unzero(logic [31:0] c, logic [7:0] n);
-    logic [31:0] s;
-    s = c;
-    for (int j = 0; j < BeatBytes; j++) begin
-      if (j[7:0] < n) s = crc_unzero_byte(s);
-    end
-    crc_unzero = s;
-  endfunction
-
   function automatic logic [31:0] crc_beat(logic [31:0] c, logic [128*LANES-1:0] d);
     logic [31:0] s;
     s = c;
@@ -131,19 +121,30 @@ module roce_parse_icrc #(
     end
   endfunction
 
-  function automatic logic [BeatBytes*32*32-1:0] mat_u();
+  // U_n for the base-4 digits of n: level l holds U_(d * 4^l), d = 1..3 (3 matrices per level).
+  localparam int unsigned LB      = $clog2(BeatBytes);   // bits of a byte count < BeatBytes
+  localparam int unsigned ULevels = (LB + 1) / 2;
+
+  function automatic logic [ULevels*3*1024-1:0] mat_u();
     logic [31:0] col;
-    for (int n = 0; n < BeatBytes; n++) begin
-      for (int i = 0; i < 32; i++) begin
-        col = crc_unzero(32'h1 << i, 8'(n));
-        for (int o = 0; o < 32; o++) mat_u[1024*n + 32*o + i] = col[o];
+    int unsigned n;
+    for (int l = 0; l < ULevels; l++) begin
+      for (int d = 1; d < 4; d++) begin
+        n = d * (1 << (2 * l));
+        for (int i = 0; i < 32; i++) begin
+          col = 32'h1 << i;
+          for (int k = 0; k < 64; k++) begin
+            if (k < n) col = crc_unzero_byte(col);
+          end
+          for (int o = 0; o < 32; o++) mat_u[1024*(3*l + d - 1) + 32*o + i] = col[o];
+        end
       end
     end
   endfunction
 
   localparam logic [32*32-1:0]           MatA = mat_a();
   localparam logic [32*DW-1:0]           MatB = mat_b();
-  localparam logic [BeatBytes*1024-1:0]  MatU = mat_u();
+  localparam logic [ULevels*3*1024-1:0]  MatU = mat_u();
 
   function automatic logic [31:0] beat_fast(logic [31:0] c, logic [DW-1:0] d);
     for (int o = 0; o < 32; o++) begin
@@ -151,13 +152,23 @@ module roce_parse_icrc #(
     end
   endfunction
 
+  // U_n c as ULevels steps, one per base-4 digit of n (each a 4:1 choice of XOR networks), so
+  // 3·ULevels matrices are built instead of BeatBytes − 1.
   function automatic logic [31:0] unzero_fast(logic [31:0] c, logic [7:0] n);
-    unzero_fast = c;
-    for (int k = 0; k < BeatBytes; k++) begin
-      if (n == 8'(k)) begin
-        for (int o = 0; o < 32; o++) unzero_fast[o] = ^(c & MatU[1024*k + 32*o +: 32]);
+    logic [31:0] x, y;
+    logic [1:0]  d;
+    x = c;
+    for (int l = 0; l < ULevels; l++) begin
+      d = n[2*l +: 2];
+      y = x;
+      for (int k = 1; k < 4; k++) begin
+        if (d == 2'(k)) begin
+          for (int o = 0; o < 32; o++) y[o] = ^(x & MatU[1024*(3*l + k - 1) + 32*o +: 32]);
+        end
       end
+      x = y;
     end
+    unzero_fast = x;
   endfunction
 
   /////////////
@@ -172,54 +183,67 @@ module roce_parse_icrc #(
   logic [3:0]           s0_st_we;    // stored ICRC byte j is in this beat
   logic [31:0]          s0_st_data;
 
+  // Lane masks from the layout relative to the beat: d = X − beat_base_i (signed), computed once
+  // per point, then decoded per lane (no per-lane comparator against a moving offset).
+  function automatic logic [17:0] rel(logic [16:0] x, logic [16:0] base);
+    rel = {1'b0, x} - {1'b0, base};
+  endfunction
+
+  // lanes i with i == d (d signed)
+  function automatic logic [BeatBytes-1:0] lane_at(logic [17:0] d);
+    lane_at = '0;
+    if (!d[17] && d < 18'(BeatBytes)) lane_at[d[LB-1:0]] = 1'b1;
+  endfunction
+
+  // lanes i with i >= d (d signed)
+  function automatic logic [BeatBytes-1:0] lanes_from(logic [17:0] d);
+    for (int i = 0; i < BeatBytes; i++) lanes_from[i] = d[17] || d <= 18'(i);
+  endfunction
+
   always_comb begin
-    logic [16:0] p;
-    logic [16:0] ip;
-    logic [16:0] udp;
-    logic [16:0] bth;
-    logic [16:0] icrc;
-    logic [16:0] base;
-    logic        incl;
-    logic [7:0]  orm;
-    base       = {1'b0, beat_base_i};
-    ip         = {9'h0, ip_off_i};
-    udp        = {9'h0, udp_off_i};
-    bth        = {9'h0, bth_off_i};
-    icrc       = {1'b0, icrc_off_i};
-    s0_data    = '0;
-    s0_any     = 1'b0;
-    s0_st_we   = 4'h0;
-    s0_st_data = 32'h0;
+    logic [16:0]          base;
+    logic [17:0]          d_ip, d_udp, d_bth, d_icrc;
+    logic [BeatBytes-1:0] incl, ff, nib, at;
+    base   = {1'b0, beat_base_i};
+    d_ip   = rel({9'h0, ip_off_i}, base);
+    d_udp  = rel({9'h0, udp_off_i}, base);
+    d_bth  = rel({9'h0, bth_off_i}, base);
+    d_icrc = rel({1'b0, icrc_off_i}, base);
+    // covered: [ip_off, icrc_off)
+    incl = beat_keep_i & lanes_from(d_ip) & ~lanes_from(d_icrc);
+    // invariant fields forced to ones (Annex A17.8)
+    ff  = lane_at(d_udp + 18'd6) | lane_at(d_udp + 18'd7) | lane_at(d_bth + 18'd4);
+    nib = '0;
+    if (ipv6_i) begin
+      nib = lane_at(d_ip);
+      ff  = ff | lane_at(d_ip + 18'd1) | lane_at(d_ip + 18'd2) | lane_at(d_ip + 18'd3) |
+            lane_at(d_ip + 18'd7);
+    end else begin
+      ff  = ff | lane_at(d_ip + 18'd1) | lane_at(d_ip + 18'd8) | lane_at(d_ip + 18'd10) |
+            lane_at(d_ip + 18'd11);
+    end
+    s0_data = '0;
     for (int i = 0; i < BeatBytes; i++) begin
-      p    = base + 17'(i);
-      incl = beat_keep_i[i] && (p >= ip) && (p < icrc);
-      orm  = 8'h00;
-      if (ipv6_i) begin
-        if (p == ip) orm = 8'h0F;
-        if (p == ip + 17'd1 || p == ip + 17'd2 || p == ip + 17'd3 || p == ip + 17'd7) begin
-          orm = 8'hFF;
-        end
-      end else begin
-        if (p == ip + 17'd1 || p == ip + 17'd8 || p == ip + 17'd10 || p == ip + 17'd11) begin
-          orm = 8'hFF;
-        end
-      end
-      if (p == udp + 17'd6 || p == udp + 17'd7 || p == bth + 17'd4) orm = 8'hFF;
-      if (incl) begin
-        s0_data[8*i +: 8] = beat_data_i[8*i +: 8] | orm;
-        s0_any = 1'b1;
-      end
-      for (int j = 0; j < 4; j++) begin
-        if (beat_keep_i[i] && p == icrc + 17'(j)) begin
-          s0_st_we[j]           = 1'b1;
-          s0_st_data[8*j +: 8]  = beat_data_i[8*i +: 8];
-        end
+      if (incl[i]) begin
+        s0_data[8*i +: 8] = beat_data_i[8*i +: 8] | (ff[i] ? 8'hFF : 8'h00) |
+                            (nib[i] ? 8'h0F : 8'h00);
       end
     end
-    s0_start = (ip >= base) && (ip < base + 17'(BeatBytes));
-    s0_lead  = s0_start ? 8'(ip - base) : 8'd0;
-    s0_trail = ((icrc > base) && (icrc < base + 17'(BeatBytes))) ?
-               8'(base + 17'(BeatBytes) - icrc) : 8'd0;
+    s0_any = |incl;
+    // stored ICRC bytes j = 0..3 at icrc_off + j
+    s0_st_we   = 4'h0;
+    s0_st_data = 32'h0;
+    for (int j = 0; j < 4; j++) begin
+      at = lane_at(d_icrc + 18'(j)) & beat_keep_i;
+      s0_st_we[j] = |at;
+      for (int i = 0; i < BeatBytes; i++) begin
+        if (at[i]) s0_st_data[8*j +: 8] = beat_data_i[8*i +: 8];
+      end
+    end
+    s0_start = !d_ip[17] && d_ip < 18'(BeatBytes);
+    s0_lead  = s0_start ? 8'(d_ip) : 8'd0;
+    s0_trail = (!d_icrc[17] && d_icrc != 18'd0 && d_icrc < 18'(BeatBytes)) ?
+               8'(18'(BeatBytes) - d_icrc) : 8'd0;
   end
 
   /////////////

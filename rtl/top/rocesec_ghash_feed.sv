@@ -108,32 +108,35 @@ module rocesec_ghash_feed
 
   assign cur_slot_o = s_slot_q;
 
-  // invariant-field mask of frame byte o (docs/wire-format.md §4, Annex A17.8)
-  function automatic logic [7:0] aad_mask(logic ipv6, logic [7:0] ip_off, logic [7:0] udp_off,
-                                          logic [7:0] bth_off, logic [16:0] o);
-    logic [16:0] ip, udp, bth;
-    logic [7:0]  m;
-    ip  = {9'h0, ip_off};
-    udp = {9'h0, udp_off};
-    bth = {9'h0, bth_off};
-    m   = 8'h00;
-    if (ipv6) begin
-      if (o == ip) m = 8'h0F;
-      if (o == ip + 17'd1 || o == ip + 17'd2 || o == ip + 17'd3 || o == ip + 17'd7) m = 8'hFF;
-    end else begin
-      if (o == ip + 17'd1 || o == ip + 17'd8 || o == ip + 17'd10 || o == ip + 17'd11) m = 8'hFF;
-    end
-    if (o == udp + 17'd6 || o == udp + 17'd7 || o == bth + 17'd4) m = 8'hFF;
-    aad_mask = m;
+  // Invariant-field mask of the registered beat (docs/wire-format.md §4, Annex A17.8): the
+  // field offsets relative to the beat (d = offset − 16k, signed) are computed once and decoded
+  // per lane, as in roce_parse_icrc.
+  function automatic logic [15:0] lane_at(logic [17:0] d);  // lane i == d
+    lane_at = '0;
+    if (!d[17] && d < 18'd16) lane_at[d[3:0]] = 1'b1;
   endfunction
 
   logic [127:0] masked;
 
   always_comb begin
+    logic [17:0] base, d_ip, d_udp, d_bth;
+    logic [15:0] ff, nib;
+    base  = {2'b00, s_k_q, 4'h0};
+    d_ip  = {10'h0, cur_ip_off_i} - base;
+    d_udp = {10'h0, cur_udp_off_i} - base;
+    d_bth = {10'h0, cur_bth_off_i} - base;
+    ff    = lane_at(d_udp + 18'd6) | lane_at(d_udp + 18'd7) | lane_at(d_bth + 18'd4);
+    nib   = '0;
+    if (cur_ipv6_i) begin
+      nib = lane_at(d_ip);
+      ff  = ff | lane_at(d_ip + 18'd1) | lane_at(d_ip + 18'd2) | lane_at(d_ip + 18'd3) |
+            lane_at(d_ip + 18'd7);
+    end else begin
+      ff  = ff | lane_at(d_ip + 18'd1) | lane_at(d_ip + 18'd8) | lane_at(d_ip + 18'd10) |
+            lane_at(d_ip + 18'd11);
+    end
     for (int i = 0; i < 16; i++) begin
-      masked[8*i +: 8] = s_data_q[8*i +: 8] |
-                         aad_mask(cur_ipv6_i, cur_ip_off_i, cur_udp_off_i, cur_bth_off_i,
-                                  {1'b0, s_k_q, 4'h0} + 17'(i));
+      masked[8*i +: 8] = s_data_q[8*i +: 8] | (ff[i] ? 8'hFF : 8'h00) | (nib[i] ? 8'h0F : 8'h00);
     end
   end
 

@@ -92,15 +92,16 @@ module rocesec_icrc_patch
   );
 
   always_comb begin
-    logic [16:0] o;
-    logic [16:0] c0;
-    c0         = {1'b0, cur_icrc_off_i};
+    logic [17:0] d;
+    logic [15:0] m_in;
+    logic [1:0]  ib;
+    // lanes [icrc_off, icrc_off + 4) of the beat; CRC byte o - icrc_off = (i - d) mod 4
+    d          = rocesec_pkg::lane_rel({1'b0, cur_icrc_off_i}, {1'b0, s_k_q, 4'h0});
+    m_in       = rocesec_pkg::lanes_ge(d) & ~rocesec_pkg::lanes_ge(d + 18'd4);
     out_data_o = s_data_q;
     for (int i = 0; i < 16; i++) begin
-      o = {1'b0, s_k_q, 4'h0} + 17'(i);
-      if (cur_patch_i && o >= c0 && o < c0 + 17'd4) begin
-        out_data_o[8*i +: 8] = crc[8*(o - c0) +: 8];
-      end
+      ib = 2'(i) - d[1:0];
+      if (cur_patch_i && m_in[i]) out_data_o[8*i +: 8] = crc[8*ib +: 8];
     end
   end
 

@@ -11,7 +11,7 @@
 // frame leaves as (docs/wire-format.md §1, offsets o of the output frame, H = job.hoff,
 // P = job.poff, E = job.eoff of the plain frame):
 //   o <  H            in[o] with the lengths, IPv4 checksum and TVer rewritten
-//                     (rocesec_pkg::hdr_byte, values from the job)
+//                     (rocesec_pkg::hdr_beat, values from the job)
 //   o <  H + 8        job.sechdr
 //   o <  E + 8        in[o - 8]   (extended headers, payload ‖ pad; AES-CTR in AEAD mode)
 //   o <  E + 24       ICV = E_K(J0) ^ GHASH_H(...)   (SP 800-38D §7.1 steps 5–6)
@@ -285,7 +285,6 @@ module rocesec_protect_emit
   always_comb begin
     logic [127:0] cur;
     logic [383:0] win;       // {cur, prev1, prev2}: byte j = input offset 16(k-2) + j
-    logic [16:0]  o;
     logic [16:0]  hend, eend, icv_end;
     logic [16:0]  pstart;
     logic [16:0]  olen;
@@ -298,10 +297,19 @@ module rocesec_protect_emit
     logic [7:0]   b;
     logic [15:0]  len_now;
     logic [2:0]   sd;        // SecHdr byte index
+    logic [16:0]  obase;
+    logic [15:0]  m_h, m_hend, m_eend, m_icv, m_p;
+    logic [127:0] hp;
 
-    o         = '0;
     b         = '0;
     sd        = '0;
+    obase     = '0;
+    m_h       = '0;
+    m_hend    = '0;
+    m_eend    = '0;
+    m_icv     = '0;
+    m_p       = '0;
+    hp        = '0;
     sp_go     = 1'b0;
     sp_take   = 1'b0;
     sp_data   = '0;
@@ -341,20 +349,27 @@ module rocesec_protect_emit
       sp_go     = s1_ready && (sp_in_done_q || in_valid_i) && (!need_ks || ks_valid);
       sp_take   = sp_go && !sp_in_done_q;
       sp_ks_pop = sp_go && need_ks;
+      // lane masks of the beat at output offset 16·k (rocesec_pkg::lane_rel / lanes_ge)
+      obase = {1'b0, sp_k_q, 4'h0};
+      m_h   = rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel({9'h0, sp_job.hoff}, obase));
+      m_hend = rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(hend, obase));
+      m_eend = rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(eend, obase));
+      m_icv  = rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(icv_end, obase));
+      m_p    = rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(pstart, obase));
+      hp     = rocesec_pkg::hdr_beat(sp_job, obase, cur, 4'h1);  // in[o] for o < hoff
       for (int i = 0; i < 16; i++) begin
-        o = {1'b0, sp_k_q, 4'h0} + 17'(i);
-        sd = 3'(o - {9'h0, sp_job.hoff});
-        if (o < {9'h0, sp_job.hoff}) begin
-          b = rocesec_pkg::hdr_byte(sp_job, o, win[8*(i + 32) +: 8], 4'h1);  // in[o]
-        end else if (o < hend) begin
+        sd = 3'(i) - sp_job.hoff[2:0];  // SecHdr byte o - hoff
+        if (!m_h[i]) begin
+          b = hp[8*i +: 8];
+        end else if (!m_hend[i]) begin
           b = sp_job.sechdr[8*(3'd7 - sd) +: 8];
-        end else if (o < eend) begin
+        end else if (!m_eend[i]) begin
           b = win[8*(i + 24) +: 8];
-          if (sp_job.mode == rocesec_pkg::ModeAead && o >= pstart) begin
+          if (sp_job.mode == rocesec_pkg::ModeAead && m_p[i]) begin
             // keystream byte o - pstart: from ks_head for i >= c, from ks_prev for i < c
             b = b ^ ksw[8*(32'(i) + 16 - 32'(c)) +: 8];
           end
-        end else if (o < icv_end) begin
+        end else if (!m_icv[i]) begin
           b = 8'h00;
         end else begin
           b = win[8*(i + 8) +: 8];
@@ -538,20 +553,23 @@ module rocesec_protect_emit
   assign s3_job = jt_q[s3_slot_q];
 
   always_comb begin
-    logic [16:0]  o;
     logic [16:0]  icv0;
+    logic [17:0]  d;
+    logic [15:0]  m_in;
+    logic [3:0]   ib;
     logic         overlap;
     logic [127:0] icv;
     icv0    = {1'b0, s3_job.eoff} + 17'd8;
     icv     = jt_hash_q[s3_slot_q] ^ jt_ekj0_q[s3_slot_q];
     overlap = s3_job.protect && ({1'b0, s3_k_q, 4'h0} + 17'd16 > icv0) &&
               ({1'b0, s3_k_q, 4'h0} < icv0 + 17'd16);
+    // lanes [icv0, icv0 + 16) of the beat; ICV byte o - icv0 = (i - d) mod 16
+    d       = rocesec_pkg::lane_rel(icv0, {1'b0, s3_k_q, 4'h0});
+    m_in    = rocesec_pkg::lanes_ge(d) & ~rocesec_pkg::lanes_ge(d + 18'd16);
     s3_out  = s3_data_q;
     for (int i = 0; i < 16; i++) begin
-      o = {1'b0, s3_k_q, 4'h0} + 17'(i);
-      if (s3_job.protect && o >= icv0 && o < icv0 + 17'd16) begin
-        s3_out[8*i +: 8] = icv[127 - 8*(o - icv0) -: 8];
-      end
+      ib = 4'(i) - d[3:0];
+      if (s3_job.protect && m_in[i]) s3_out[8*i +: 8] = icv[127 - 8*ib -: 8];
     end
     s3_can = s3_valid_q &&
              (!overlap || (jt_hash_v_q[s3_slot_q] && jt_ekj0_v_q[s3_slot_q]));

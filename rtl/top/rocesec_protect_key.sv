@@ -358,7 +358,7 @@ module rocesec_protect_key
   logic [127:0] key_q, h_q;
   rocesec_pkg::job_t job;
 
-  // The rewritten header is applied by the emit stage (rocesec_pkg::hdr_byte): lengths + 24,
+  // The rewritten header is applied by the emit stage (rocesec_pkg::hdr_beat): lengths + 24,
   // the IPv4 checksum recomputed over the new header (as etherparse writes it), TVer = 1.
   always_comb begin
     logic [15:0] ipl;

@@ -12,7 +12,7 @@
 // H = job.hoff SecHdr, P = job.poff payload, E = job.eoff ICV), the plain frame leaves as
 // (docs/wire-format.md §1, output offsets o):
 //   o <  H           in[o] with lengths - 24, the IPv4 checksum and BTH TVer = 0
-//                    (rocesec_pkg::hdr_byte, values from the job)
+//                    (rocesec_pkg::hdr_beat, values from the job)
 //   o <  E - 8       in[o + 8]    (extended headers, payload ‖ pad; AES-CTR decrypted in AEAD)
 //   o <  E - 4       ICRC over the output (IBTA Vol 1 Annex A17.8), little-endian
 //   o <  L - 24      in[o + 24]   (L2 trailer)
@@ -494,7 +494,6 @@ module rocesec_verify_emit
   always_comb begin
     logic [127:0] cur;
     logic [383:0] win;       // {cur, prev1, prev2}: byte b = input offset 16 m + b
-    logic [16:0]  o;
     logic [16:0]  hend, eend, crc_end;
     logic [16:0]  pstart;
     logic signed [17:0] olen;
@@ -509,9 +508,17 @@ module rocesec_verify_emit
     logic [15:0]  len_now;
     logic         have_in;
     logic         done_now;
+    logic [16:0]  ob17;
+    logic [15:0]  m_hend, m_eend, m_crc, m_p;
+    logic [127:0] hp;
 
-    o         = '0;
     b         = '0;
+    ob17      = '0;
+    m_hend    = '0;
+    m_eend    = '0;
+    m_crc     = '0;
+    m_p       = '0;
+    hp        = '0;
     obase     = '0;
     sp_step   = 1'b0;
     sp_take   = 1'b0;
@@ -561,17 +568,23 @@ module rocesec_verify_emit
       sp_take   = sp_step && !sp_in_done_q;
       sp_emit   = sp_step && (sp_n_q >= 13'd2);
       sp_ks_pop = sp_emit && need_ks;
+      // lane masks of the beat at output offset 16·m (rocesec_pkg::lane_rel / lanes_ge)
+      ob17   = {1'b0, sp_m, 4'h0};
+      m_hend = rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(hend, ob17));
+      m_eend = rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(eend, ob17));
+      m_crc  = rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(crc_end, ob17));
+      m_p    = rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(pstart, ob17));
+      hp     = rocesec_pkg::hdr_beat(sp_job, ob17, win[127:0], 4'h0);  // in[o] for o < hoff
       for (int i = 0; i < 16; i++) begin
-        o = {1'b0, sp_m, 4'h0} + 17'(i);
-        if (o < hend) begin
-          b = rocesec_pkg::hdr_byte(sp_job, o, win[8*i +: 8], 4'h0);  // in[o]
-        end else if (o < eend) begin
+        if (!m_hend[i]) begin
+          b = hp[8*i +: 8];
+        end else if (!m_eend[i]) begin
           b = win[8*(i + 8) +: 8];
-          if (sp_job.mode == rocesec_pkg::ModeAead && o >= pstart) begin
+          if (sp_job.mode == rocesec_pkg::ModeAead && m_p[i]) begin
             // keystream byte o - pstart: from ks_head for i >= c, from ks_prev for i < c
             b = b ^ ksw[8*(32'(i) + 16 - 32'(c)) +: 8];
           end
-        end else if (o < crc_end) begin
+        end else if (!m_crc[i]) begin
           b = 8'h00;
         end else begin
           b = win[8*(i + 24) +: 8];

@@ -428,7 +428,7 @@ module rocesec_verify_key
 
   rocesec_pkg::job_t job;
 
-  // The restored header is applied by the emit stage (rocesec_pkg::hdr_byte): lengths - 24,
+  // The restored header is applied by the emit stage (rocesec_pkg::hdr_beat): lengths - 24,
   // the IPv4 checksum recomputed over the restored header, TVer = 0.
   always_comb begin
     logic [15:0] ipl;
