@@ -92,10 +92,16 @@ count() {  # count <stat file> <cell type>
 
 # Parse a nextpnr log into syn/results/<tag>.txt (replacing earlier P&R fields).
 collect_pnr() {
-  local tag=$1 log=$OUT/$1.pnr.log fmax comb crit
+  local tag=$1 log=$OUT/$1.pnr.log fmax comb cap crit
   [ -f "$log" ] || return 0
   fmax=$(grep -E "Max frequency for clock" "$log" | tail -1 | sed -E 's/.*: ([0-9.]+) MHz.*/\1/')
   comb=$(grep -E "TRELLIS_COMB:" "$log" | tail -1 | sed -E 's/.*TRELLIS_COMB: *([0-9]+)\/.*/\1/')
+  # placement impossible (over the device): no Fmax, say so
+  cap=$(grep -E "TRELLIS_COMB:" "$log" | tail -1 | sed -E 's/.*TRELLIS_COMB: *[0-9]+\/ *([0-9]+).*/\1/')
+  if grep -q "Unable to find legal placement" "$log" ||
+     { [ -n "$comb" ] && [ -n "$cap" ] && [ "$comb" -gt "$cap" ]; }; then
+    fmax="no fit"
+  fi
   # Critical path of the clock domain: source -> sink, logic cells, logic/routing split.
   crit=$(awk '
     /Critical path report for clock/ { p = 1; s = ""; e = ""; n = 0; next }
@@ -178,15 +184,17 @@ write_doc() {
     echo "pin wrapper in \`syn/\` (serial shift-in of the wide inputs, XOR-folded registered outputs), so"
     echo "a few hundred FFs and LUTs of each row belong to the wrapper. LUT4 counts include 2 per CCU2C"
     echo "carry cell. Fmax is nextpnr's estimate after routing (\`--timing-allow-fail\`); 'n/a' means"
-    echo "place and route was not run for that row. Every run also asserts that no latch was inferred."
+    echo "place and route was not run for that row, 'no fit' that placement failed because the design"
+    echo "needs more TRELLIS_COMB (LUT4 and carry/RAM logic cells, 83,640 on the device) than there are."
+    echo "Every run also asserts that no latch was inferred."
     echo
-    echo "| block | params | LUT4 | FF | EBR (DP16KD) | DSP | Fmax (MHz) | critical path | yosys s | P&R s |"
-    echo "|---|---|---:|---:|---:|---:|---:|---|---:|---:|"
+    echo "| block | params | LUT4 | FF | EBR (DP16KD) | DSP | P&R TRELLIS_COMB | Fmax (MHz) | critical path | yosys s | P&R s |"
+    echo "|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|"
     for f in "$RES"/*.txt; do
       [ -e "$f" ] || continue
       # shellcheck disable=SC1090
-      ( unset fmax_mhz crit_path pnr_s; . <(sed -E "s/^([a-z0-9_]+)=(.*)\$/\1='\2'/" "$f")
-        echo "| \`$target\` | \`$params\` | $lut4 | $ff | $ebr | $dsp | ${fmax_mhz:-n/a} | ${crit_path:-n/a} | $yosys_s | ${pnr_s:-n/a} |" )
+      ( unset fmax_mhz crit_path pnr_s pnr_comb; . <(sed -E "s/^([a-z0-9_]+)=(.*)\$/\1='\2'/" "$f")
+        echo "| \`$target\` | \`$params\` | $lut4 | $ff | $ebr | $dsp | ${pnr_comb:-n/a} | ${fmax_mhz:-n/a} | ${crit_path:-n/a} | $yosys_s | ${pnr_s:-n/a} |" )
     done
     echo
     echo "Budget from the issue: >= 100 MHz and < ~11 kLUT for a whole LANES=1 top on the LFE5U-85F"

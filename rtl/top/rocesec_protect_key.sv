@@ -190,7 +190,7 @@ module rocesec_protect_key
   logic [$clog2(NumQps)-1:0] sel_qp_idx;
 
   always_comb begin
-    logic [$clog2(NumQps)-1:0] free_idx;
+    logic [$clog2(NumQps)-1:0] free_idx, match_idx;
     free_idx          = '0;
     sel_qp_free_found = 1'b0;
     for (int q = NumQps - 1; q >= 0; q--) begin
@@ -199,16 +199,16 @@ module rocesec_protect_key
         sel_qp_free_found = 1'b1;
       end
     end
-    sel_qp_found = 1'b0;
-    sel_qp_idx   = free_idx;
+    // (dest GID, dest QPN) is allocated only when not found, so at most one entry matches:
+    // the entry is read as a one-hot AND-OR
+    sel_qp_found = |qp_match;
+    match_idx    = '0;
     sel_st       = '0;
     for (int q = 0; q < NumQps; q++) begin
-      if (!sel_qp_found && qp_match[q]) begin
-        sel_qp_found = 1'b1;
-        sel_qp_idx   = q[$clog2(NumQps)-1:0];
-        sel_st       = qps_flat[q];
-      end
+      sel_st = sel_st | ({QpW{qp_match[q]}} & qps_flat[q]);
+      if (qp_match[q]) match_idx = match_idx | q[$clog2(NumQps)-1:0];
     end
+    sel_qp_idx = sel_qp_found ? match_idx : free_idx;
     if (!sel_qp_found) begin
       sel_st         = '0;
       sel_st.next_pn = 49'd1;
@@ -493,12 +493,17 @@ module rocesec_protect_key
 
   always_comb begin
     qp_we    = (state_q == StFinal) && fin_valid_i && fin_reason == rocesec_pkg::ReasonOk && dec_protect_q;
-    qp_wdata = qps_flat[qp_idx_q];
+    // the entry found at the decision (the key stage takes one frame at a time, so nothing
+    // committed since): its identity is the frame's, only the continuation key is carried over
+    qp_wdata       = qps_flat[qp_idx_q];
+    qp_wdata.valid = 1'b1;
+    qp_wdata.gid   = d_q.dest_gid;
+    qp_wdata.qpn   = d_q.dest_qp;
     if (!qp_found_q) begin
-      qp_wdata            = '0;
-      qp_wdata.valid      = 1'b1;
-      qp_wdata.gid        = d_q.dest_gid;
-      qp_wdata.qpn        = d_q.dest_qp;
+      qp_wdata.cont_valid = 1'b0;
+      qp_wdata.cont_rkey  = '0;
+      qp_wdata.cont_level = '0;
+      qp_wdata.cont_index = '0;
     end
     qp_wdata.next_pn = {1'b0, pn_q} + 49'd1;
     if (write_first_q) begin
