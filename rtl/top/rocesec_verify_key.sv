@@ -238,7 +238,7 @@ module rocesec_verify_key
   logic [QW-1:0] sel_qp_idx;
 
   always_comb begin
-    logic [QW-1:0] free_idx;
+    logic [QW-1:0] free_idx, match_idx;
     free_idx          = '0;
     sel_qp_free_found = 1'b0;
     for (int q = NumQps - 1; q >= 0; q--) begin
@@ -247,16 +247,16 @@ module rocesec_verify_key
         sel_qp_free_found = 1'b1;
       end
     end
-    sel_qp_found = 1'b0;
-    sel_qp_idx   = free_idx;
+    // (dest GID, dest QPN) is allocated only when not found, so at most one entry matches:
+    // the entry is read as a one-hot AND-OR
+    sel_qp_found = |qp_match;
+    match_idx    = '0;
     sel_st       = '0;
     for (int q = 0; q < NumQps; q++) begin
-      if (!sel_qp_found && qp_match[q]) begin
-        sel_qp_found = 1'b1;
-        sel_qp_idx   = q[QW-1:0];
-        sel_st       = qps_flat[q];
-      end
+      sel_st = sel_st | ({QpW{qp_match[q]}} & qps_flat[q]);
+      if (qp_match[q]) match_idx = match_idx | q[QW-1:0];
     end
+    sel_qp_idx = sel_qp_found ? match_idx : free_idx;
     if (!sel_qp_found) begin
       // RxQp::new(policy)
       sel_st       = '0;
@@ -592,7 +592,9 @@ module rocesec_verify_key
   // (RxQp::new from the policy); an authenticated frame commits (model: Verifier::verify after
   // crypto::open) as a read-modify-write of the entry's current value.
   logic  qp_we, alloc_we;
-  rxqp_t qp_wdata;
+  /* verilator lint_off UNUSEDSIGNAL */
+  rxqp_t qp_wdata;  // the state fields are written (the identity stays)
+  /* verilator lint_on UNUSEDSIGNAL */
   rxqp_t cur_e;
   logic  c_promote;
 
@@ -628,20 +630,67 @@ module rocesec_verify_key
     end
   end
 
+  // An entry's identity (valid, dest GID, dest QPN) is written by its allocation only; its
+  // state (epoch, next, replay window, continuation key) by the allocation (RxQp::new) and by
+  // every commit. Allocation and commit never address the same entry in one cycle (a free one,
+  // a valid one).
   for (genvar q = 0; q < NumQps; q++) begin : gen_qp
-    rxqp_t e;
+    logic         valid_q, next_q, cont_valid_q;
+    logic [127:0] gid_q;
+    logic [23:0]  qpn_q;
+    logic [7:0]   epoch_q;
+    logic [47:0]  top_q;
+    logic [63:0]  bits_q, cont_index_q;
+    logic [31:0]  cont_rkey_q;
+    logic [5:0]   cont_level_q;
+    logic         wr_commit, wr_alloc;
+    assign wr_commit = qp_we && v_idx == q[QW-1:0];
+    assign wr_alloc  = alloc_we && sel_qp_idx == q[QW-1:0];
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
-        e <= '0;
-      end else if (qp_we && v_idx == q[QW-1:0]) begin
-        e <= qp_wdata;
-      end else if (alloc_we && sel_qp_idx == q[QW-1:0]) begin
-        e <= sel_st;  // RxQp::new(policy)
+        valid_q <= 1'b0;
+        gid_q   <= '0;
+        qpn_q   <= '0;
+      end else if (wr_alloc) begin
+        valid_q <= 1'b1;
+        gid_q   <= d_q.dest_gid;
+        qpn_q   <= d_q.dest_qp;
       end
     end
-    assign qps_flat[q]  = e;
-    assign qp_match[q]  = e.valid && e.gid == d_q.dest_gid && e.qpn == d_q.dest_qp;
-    assign qp_free_v[q] = !e.valid;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        epoch_q      <= '0;
+        next_q       <= 1'b0;
+        top_q        <= '0;
+        bits_q       <= '0;
+        cont_valid_q <= 1'b0;
+        cont_rkey_q  <= '0;
+        cont_level_q <= '0;
+        cont_index_q <= '0;
+      end else if (wr_commit) begin
+        epoch_q      <= qp_wdata.epoch;
+        next_q       <= qp_wdata.next;
+        top_q        <= qp_wdata.top;
+        bits_q       <= qp_wdata.bits;
+        cont_valid_q <= qp_wdata.cont_valid;
+        cont_rkey_q  <= qp_wdata.cont_rkey;
+        cont_level_q <= qp_wdata.cont_level;
+        cont_index_q <= qp_wdata.cont_index;
+      end else if (wr_alloc) begin  // RxQp::new(policy)
+        epoch_q      <= pol_epoch;
+        next_q       <= pol_next;
+        top_q        <= '0;
+        bits_q       <= '0;
+        cont_valid_q <= 1'b0;
+        cont_rkey_q  <= '0;
+        cont_level_q <= '0;
+        cont_index_q <= '0;
+      end
+    end
+    assign qps_flat[q]  = {valid_q, gid_q, qpn_q, epoch_q, next_q, top_q, bits_q, cont_valid_q,
+                           cont_rkey_q, cont_level_q, cont_index_q};
+    assign qp_match[q]  = valid_q && gid_q == d_q.dest_gid && qpn_q == d_q.dest_qp;
+    assign qp_free_v[q] = !valid_q;
   end
 
   logic unused_sig;
