@@ -299,7 +299,7 @@ module roce_parse
     logic [7:0]             bth1;
     logic [7:0]             bth8;
     logic [7:0]             sec0;
-    logic [31:0]            ipsum;
+    logic [20:0]            ipsum;
 
     ext     = '0;
     done    = 1'b0;
@@ -380,12 +380,13 @@ module roce_parse
     ext.ip_end     = ip_end[15:0];
     ext.ip_len     = ext.ipv6 ? vbe16(l3, 4) : vbe16(l3, 2);
     ext.ip_sum     = 16'h0;
-    ipsum          = 32'h0;
+    // 28 words at most (30 minus total length and checksum): < 2^21, so 21-bit sums suffice
+    ipsum          = 21'h0;
     for (int j = 0; j < 30; j++) begin
-      if (j != 1 && j != 5 && 17'(2 * j) < hl) ipsum = ipsum + {16'h0, vbe16(l3, 32'(2 * j))};
+      if (j != 1 && j != 5 && 17'(2 * j) < hl) ipsum = ipsum + {5'h0, vbe16(l3, 32'(2 * j))};
     end
-    ipsum = {16'h0, ipsum[15:0]} + {16'h0, ipsum[31:16]};
-    ipsum = {16'h0, ipsum[15:0]} + {16'h0, ipsum[31:16]};
+    ipsum = {5'h0, ipsum[15:0]} + {16'h0, ipsum[20:16]};
+    ipsum = {5'h0, ipsum[15:0]} + {16'h0, ipsum[20:16]};
     if (!ext.ipv6) ext.ip_sum = ipsum[15:0];
     // dest_gid: GID byte 0 (first address byte on the wire) in bits [127:120].
     for (int i = 0; i < 16; i++) begin
