@@ -94,10 +94,11 @@ count() {  # count <stat file> <cell type>
 collect_pnr() {
   local tag=$1 log=$OUT/$1.pnr.log fmax comb cap crit
   [ -f "$log" ] || return 0
-  fmax=$(grep -E "Max frequency for clock" "$log" | tail -1 | sed -E 's/.*: ([0-9.]+) MHz.*/\1/')
-  comb=$(grep -E "TRELLIS_COMB:" "$log" | tail -1 | sed -E 's/.*TRELLIS_COMB: *([0-9]+)\/.*/\1/')
+  # (no match is normal for an unfinished or failed run: || true keeps set -e/pipefail quiet)
+  fmax=$(grep -E "Max frequency for clock" "$log" | tail -1 | sed -E 's/.*: ([0-9.]+) MHz.*/\1/' || true)
+  comb=$(grep -E "TRELLIS_COMB:" "$log" | tail -1 | sed -E 's/.*TRELLIS_COMB: *([0-9]+)\/.*/\1/' || true)
   # placement impossible (over the device): no Fmax, say so
-  cap=$(grep -E "TRELLIS_COMB:" "$log" | tail -1 | sed -E 's/.*TRELLIS_COMB: *[0-9]+\/ *([0-9]+).*/\1/')
+  cap=$(grep -E "TRELLIS_COMB:" "$log" | tail -1 | sed -E 's/.*TRELLIS_COMB: *[0-9]+\/ *([0-9]+).*/\1/' || true)
   if grep -q "Unable to find legal placement" "$log" ||
      { [ -n "$comb" ] && [ -n "$cap" ] && [ "$comb" -gt "$cap" ]; }; then
     fmax="no fit"
@@ -111,6 +112,7 @@ collect_pnr() {
     p && /Sink / { e = $NF }
     p && /ns logic,/ { t = $2 " ns logic + " $5 " ns routing"; p = 0 }
     END { print s " -> " e " (" n " logic cells; " t ")" }' "$log" | tr -d "'$")
+  grep -q "Critical path report for clock" "$log" || crit="n/a"
   sed -i -E '/^(fmax_mhz|pnr_comb|crit_path)=/d' "$RES/$tag.txt"
   {
     echo "fmax_mhz=${fmax:-n/a}"
