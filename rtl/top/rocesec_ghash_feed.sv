@@ -110,30 +110,27 @@ module rocesec_ghash_feed
 
   // Invariant-field mask of the registered beat (docs/wire-format.md §4, Annex A17.8): the
   // field offsets relative to the beat (d = offset − 16k, signed) are computed once and decoded
-  // per lane, as in roce_parse_icrc.
-  function automatic logic [15:0] lane_at(logic [17:0] d);  // lane i == d
-    lane_at = '0;
-    if (!d[17] && d < 18'd16) lane_at[d[3:0]] = 1'b1;
-  endfunction
-
+  // per lane (rocesec_pkg::lane_at), as in roce_parse_icrc.
   logic [127:0] masked;
 
   always_comb begin
-    logic [17:0] base, d_ip, d_udp, d_bth;
+    logic [16:0] base;
+    logic [17:0] d_ip, d_udp, d_bth;
     logic [15:0] ff, nib;
-    base  = {2'b00, s_k_q, 4'h0};
-    d_ip  = {10'h0, cur_ip_off_i} - base;
-    d_udp = {10'h0, cur_udp_off_i} - base;
-    d_bth = {10'h0, cur_bth_off_i} - base;
-    ff    = lane_at(d_udp + 18'd6) | lane_at(d_udp + 18'd7) | lane_at(d_bth + 18'd4);
+    base  = {1'b0, s_k_q, 4'h0};
+    d_ip  = rocesec_pkg::lane_rel({9'h0, cur_ip_off_i}, base);
+    d_udp = rocesec_pkg::lane_rel({9'h0, cur_udp_off_i}, base);
+    d_bth = rocesec_pkg::lane_rel({9'h0, cur_bth_off_i}, base);
+    ff    = rocesec_pkg::lane_at(d_udp + 18'd6) | rocesec_pkg::lane_at(d_udp + 18'd7) |
+            rocesec_pkg::lane_at(d_bth + 18'd4);
     nib   = '0;
     if (cur_ipv6_i) begin
-      nib = lane_at(d_ip);
-      ff  = ff | lane_at(d_ip + 18'd1) | lane_at(d_ip + 18'd2) | lane_at(d_ip + 18'd3) |
-            lane_at(d_ip + 18'd7);
+      nib = rocesec_pkg::lane_at(d_ip);
+      ff  = ff | rocesec_pkg::lane_at(d_ip + 18'd1) | rocesec_pkg::lane_at(d_ip + 18'd2) |
+            rocesec_pkg::lane_at(d_ip + 18'd3) | rocesec_pkg::lane_at(d_ip + 18'd7);
     end else begin
-      ff  = ff | lane_at(d_ip + 18'd1) | lane_at(d_ip + 18'd8) | lane_at(d_ip + 18'd10) |
-            lane_at(d_ip + 18'd11);
+      ff  = ff | rocesec_pkg::lane_at(d_ip + 18'd1) | rocesec_pkg::lane_at(d_ip + 18'd8) |
+            rocesec_pkg::lane_at(d_ip + 18'd10) | rocesec_pkg::lane_at(d_ip + 18'd11);
     end
     for (int i = 0; i < 16; i++) begin
       masked[8*i +: 8] = s_data_q[8*i +: 8] | (ff[i] ? 8'hFF : 8'h00) | (nib[i] ? 8'h0F : 8'h00);
