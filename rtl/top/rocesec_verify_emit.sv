@@ -149,6 +149,7 @@ module rocesec_verify_emit
     for (int j = 0; j < NumJobs; j++) begin
       if (free_we && free_slot == SlotW'(j)) begin
         jt_kh_q[j]   <= '0;
+        jt_ekj0_q[j] <= '0;
       end
       if (job_fire && wr_ptr_q == SlotW'(j)) jt_kh_q[j] <= {job_i.key, job_i.h};
       if (ekj0_we && ekj0_slot == SlotW'(j)) jt_ekj0_q[j] <= ekj0_data;
