@@ -166,6 +166,22 @@ const MODELS: &[Model] = &[
         trace: false,
     },
     Model {
+        name: "rocesec_ghash_feed_wide_2",
+        module: "rocesec_ghash_feed_wide",
+        filelist: "top/rocesec_ghash_feed_wide.f",
+        params: &[("LANES", "2"), ("QDepth", "8")],
+        defines: &[],
+        trace: false,
+    },
+    Model {
+        name: "rocesec_ghash_feed_wide_4",
+        module: "rocesec_ghash_feed_wide",
+        filelist: "top/rocesec_ghash_feed_wide.f",
+        params: &[("LANES", "4")],
+        defines: &[],
+        trace: false,
+    },
+    Model {
         name: "rocesec_key_cache",
         module: "rocesec_key_cache",
         filelist: "top/rocesec_key_cache.f",

@@ -42,6 +42,7 @@ TARGETS=(
   "ghash_lanes_4_pow|ghash_lanes_syn|rtl/ghash/ghash_lanes.f syn/ghash_lanes_syn.sv|-set LANES 4 -set PowersIn 1"
   "kdf_cmac|kdf_cmac_syn|rtl/kdf/kdf_cmac.f syn/kdf_cmac_syn.sv|"
   "roce_icrc_1|roce_icrc_syn|rtl/roce/roce_icrc.f syn/roce_icrc_syn.sv|-set Lanes 1"
+  "rocesec_ghash_feed_wide_4|rocesec_ghash_feed_wide|rtl/top/rocesec_ghash_feed_wide.f|-set LANES 4"
   "rocesec_protect_1|rocesec_protect_syn|rtl/top/rocesec_protect_axil.f syn/rocesec_protect_syn.sv||-noflatten"
   "rocesec_verify_1|rocesec_verify_syn|rtl/top/rocesec_verify_axil.f syn/rocesec_verify_syn.sv||-noflatten"
   "rocesec_protect_1_q16|rocesec_protect_syn|rtl/top/rocesec_protect_axil.f syn/rocesec_protect_syn.sv|-set NumQps 16|-noflatten"

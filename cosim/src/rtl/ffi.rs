@@ -135,6 +135,8 @@ models! {
     KdfCmac128 => "kdf_cmac_128",
     KdfCmac256 => "kdf_cmac_256",
     RocesecKeyCache => "rocesec_key_cache",
+    RocesecGhashFeedWide2 => "rocesec_ghash_feed_wide_2",
+    RocesecGhashFeedWide4 => "rocesec_ghash_feed_wide_4",
     RocesecProtect1 => "rocesec_protect_1",
     RocesecProtect1Fault => "rocesec_protect_1_fault",
     RocesecProtect1Trace => "rocesec_protect_1_trace",

@@ -13,6 +13,7 @@ pub mod aes_cipher_pipe;
 pub mod axil;
 pub mod ffi;
 pub mod ghash_core;
+pub mod ghash_feed_wide;
 pub mod ghash_lanes;
 pub mod ghash_mul;
 pub mod kdf_cmac;

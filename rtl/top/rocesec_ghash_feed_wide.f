@@ -1,0 +1,6 @@
+../roce/roce_parse_pkg.sv
+rocesec_pkg.sv
+../ghash/ghash_pkg.sv
+../ghash/ghash_mul.sv
+../ghash/ghash_lanes.sv
+rocesec_ghash_feed_wide.sv
