@@ -166,6 +166,22 @@ const MODELS: &[Model] = &[
         trace: false,
     },
     Model {
+        name: "rocesec_ctr_1",
+        module: "rocesec_ctr",
+        filelist: "top/rocesec_ctr.f",
+        params: &[("LANES", "1")],
+        defines: &[],
+        trace: false,
+    },
+    Model {
+        name: "rocesec_ctr_4",
+        module: "rocesec_ctr",
+        filelist: "top/rocesec_ctr.f",
+        params: &[("LANES", "4")],
+        defines: &[],
+        trace: false,
+    },
+    Model {
         name: "rocesec_ghash_feed_wide_2",
         module: "rocesec_ghash_feed_wide",
         filelist: "top/rocesec_ghash_feed_wide.f",

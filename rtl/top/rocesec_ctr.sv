@@ -8,18 +8,23 @@
 // Jobs are slots of the caller's job table, visited in order: job_push_i announces one more
 // written job; the generator presents job_slot_o and reads that job's job_active_i (the frame is
 // processed), job_key_i (AES-128 key, byte 0 in the top bits), job_iv_i (96-bit IV) and
-// job_nks_i (keystream blocks). For an active job it issues J0 = IV ‖ [1]_32 and then the counter
-// blocks IV ‖ [2]_32 … IV ‖ [1 + nks]_32 into one aes_cipher_pipe. E_K(J0) leaves on ekj0_*
-// with its slot; keystream blocks (byte 0 in the top bits) go to a KsDepth-block FIFO read with
-// ks_valid_o / ks_pop_i. Credit: blocks in flight + buffered never exceed KsDepth.
+// job_nks_i (keystream blocks). For an active job it issues J0 = IV ‖ [1]_32 (one cycle, lane
+// 0) and then the counter blocks IV ‖ [2]_32 … IV ‖ [1 + nks]_32 in words of LANES blocks, one
+// word per cycle, into LANES aes_cipher_pipe instances (word w, lane j: keystream block
+// LANES·w + j; the lanes past nks of the last word carry counters past the end, unused).
+// E_K(J0) leaves on ekj0_* with its slot; keystream words (lane j in bits [128j +: 128], byte 0
+// of each block in the lane's top bits) go to a KsDepth-word FIFO read with ks_valid_o /
+// ks_pop_i. Credit: words in flight + buffered never exceed KsDepth. LANES = 1: one block per
+// word, as before the parameter existed.
 
 `resetall
 `default_nettype none
 
 module rocesec_ctr
 #(
+  parameter int unsigned LANES   = 1,   // keystream blocks per word (AES pipelines)
   parameter int unsigned NumJobs = 8,   // job table slots (power of two)
-  parameter int unsigned KsDepth = 64   // keystream FIFO (blocks)
+  parameter int unsigned KsDepth = 64   // keystream FIFO (words)
 ) (
   input  wire logic                       clk_i,
   input  wire logic                       rst_ni,
@@ -39,7 +44,7 @@ module rocesec_ctr
 
   // Keystream
   output logic                            ks_valid_o,
-  output logic      [127:0]               ks_data_o,
+  output logic      [128*LANES-1:0]       ks_data_o,
   input  wire logic                       ks_pop_i
 );
 
@@ -52,33 +57,48 @@ module rocesec_ctr
 
   logic [SlotW-1:0]  ptr_q;          // job being visited
   logic              busy_q;         // issuing for job ptr_q
-  logic [15:0]       i_q;            // next block index (0 = J0)
-  logic [15:0]       n_q;            // keystream blocks of the job
+  logic [15:0]       i_q;            // next word index (0 = J0)
+  logic [15:0]       n_q;            // keystream words of the job
   logic [SlotW:0]    lag_q;          // jobs written but not yet visited
   logic [KsCntW-1:0] inflight_q;
   logic [KsCntW-1:0] ks_count;
   logic              pending, room;
   logic              aes_in_valid;
-  logic [127:0]      aes_in_data;
-  logic              aes_out_valid;
-  logic [SlotW:0]    aes_out_tag;    // {is_j0, slot}
-  logic [127:0]      aes_out_data;
+  logic [128*LANES-1:0] aes_in_data;
+  logic [LANES-1:0]  aes_out_valid;
+  logic [SlotW:0]    aes_out_tag [LANES];  // {is_j0, slot}
+  logic [128*LANES-1:0] aes_out_data;
+  logic [15:0]       nw;             // words of job_nks_i blocks
   logic              ks_push;
   logic              skip, finish;
+  logic              open_issue;     // LANES > 1: J0 issued in the cycle that opens the job
+  logic              is_j0;          // the AES input this cycle is J0
 
   assign pending    = (lag_q != '0);
   assign room       = ({1'b0, inflight_q} + {1'b0, ks_count}) < (KsCntW+1)'(KsDepth);
   assign job_slot_o = ptr_q;
 
+  // LANES > 1 opens a job and issues its J0 in one cycle: a separate open cycle would cost the
+  // 64-byte beat stream a keystream word per frame. LANES = 1 keeps the open cycle (the timing
+  // layer's ctr_start_cycles = 1); 16-byte frames have room for it.
+  assign open_issue = (LANES > 1) && !busy_q && pending && job_active_i;
+  assign is_j0      = open_issue || (busy_q && i_q == 16'd0);
+
   always_comb begin
     logic [31:0] cnt;
-    cnt          = 32'(i_q) + 32'd1;  // J0 has counter 1
-    aes_in_valid = busy_q && (i_q == 16'd0 || room);
-    aes_in_data  = {job_iv_i, cnt};
+    aes_in_valid = (busy_q && (i_q == 16'd0 || room)) || open_issue;
+    for (int j = 0; j < LANES; j++) begin
+      // J0 has counter 1; word w >= 1, lane j: keystream block LANES(w-1) + j, counter + 2
+      cnt = is_j0 ? 32'd1 : 32'(LANES) * (32'(i_q) - 32'd1) + 32'(j) + 32'd2;
+      aes_in_data[128*j +: 128] = {job_iv_i, cnt};
+    end
   end
 
+  // keystream words of a job: ceil(nks / LANES)
+  assign nw = 16'((32'(job_nks_i) + 32'(LANES) - 32'd1) / 32'(LANES));
+
   assign skip   = !busy_q && pending && !job_active_i;
-  assign finish = busy_q && aes_in_valid && i_q == n_q;
+  assign finish = (busy_q && aes_in_valid && i_q == n_q) || (open_issue && nw == 16'd0);
 
   /////////////
   // Control //
@@ -93,7 +113,7 @@ module rocesec_ctr
       lag_q      <= '0;
       inflight_q <= '0;
     end else begin
-      inflight_q <= inflight_q + KsCntW'(aes_in_valid && i_q != 16'd0) - KsCntW'(ks_push);
+      inflight_q <= inflight_q + KsCntW'(aes_in_valid && !is_j0) - KsCntW'(ks_push);
       lag_q      <= lag_q + (SlotW+1)'(job_push_i) - (SlotW+1)'(skip) - (SlotW+1)'(finish);
       if (busy_q) begin
         if (aes_in_valid) begin
@@ -105,10 +125,19 @@ module rocesec_ctr
           end
         end
       end else if (pending) begin
-        if (job_active_i) begin
+        if (job_active_i && LANES > 1) begin
+          // J0 issued in this cycle
+          if (nw == 16'd0) begin
+            ptr_q <= ptr_q + 1'b1;
+          end else begin
+            busy_q <= 1'b1;
+            i_q    <= 16'd1;
+            n_q    <= nw;
+          end
+        end else if (job_active_i) begin
           busy_q <= 1'b1;
           i_q    <= '0;
-          n_q    <= job_nks_i;
+          n_q    <= nw;
         end else begin
           ptr_q <= ptr_q + 1'b1;
         end
@@ -120,31 +149,34 @@ module rocesec_ctr
   // AES //
   /////////
 
-  aes_cipher_pipe #(
-    .KeyLen   (128),
-    .TagWidth (SlotW + 1)
-  ) u_aes (
-    .clk_i       (clk_i),
-    .rst_ni      (rst_ni),
-    .en_i        (1'b1),
-    .in_valid_i  (aes_in_valid),
-    .in_tag_i    ({i_q == 16'd0, ptr_q}),
-    .in_key_i    (job_key_i),
-    .in_data_i   (aes_in_data),
-    .out_valid_o (aes_out_valid),
-    .out_tag_o   (aes_out_tag),
-    .out_data_o  (aes_out_data)
-  );
+  for (genvar j = 0; j < LANES; j++) begin : gen_aes
+    aes_cipher_pipe #(
+      .KeyLen   (128),
+      .TagWidth (SlotW + 1)
+    ) u_aes (
+      .clk_i       (clk_i),
+      .rst_ni      (rst_ni),
+      .en_i        (1'b1),
+      .in_valid_i  (aes_in_valid && (j == 0 || !is_j0)),
+      .in_tag_i    ({is_j0, ptr_q}),
+      .in_key_i    (job_key_i),
+      .in_data_i   (aes_in_data[128*j +: 128]),
+      .out_valid_o (aes_out_valid[j]),
+      .out_tag_o   (aes_out_tag[j]),
+      .out_data_o  (aes_out_data[128*j +: 128])
+    );
+  end
 
-  assign ekj0_valid_o = aes_out_valid && aes_out_tag[SlotW];
-  assign ekj0_slot_o  = aes_out_tag[SlotW-1:0];
-  assign ekj0_data_o  = aes_out_data;
-  assign ks_push      = aes_out_valid && !aes_out_tag[SlotW];
+  // All lanes run in lockstep (same valid except in the J0 cycle, lane 0 only).
+  assign ekj0_valid_o = aes_out_valid[0] && aes_out_tag[0][SlotW];
+  assign ekj0_slot_o  = aes_out_tag[0][SlotW-1:0];
+  assign ekj0_data_o  = aes_out_data[127:0];
+  assign ks_push      = aes_out_valid[0] && !aes_out_tag[0][SlotW];
 
   logic unused_ks_ready;
 
   common_fifo_ram #(
-    .Width (128),
+    .Width (128 * LANES),
     .Depth (KsDepth)
   ) u_ks_fifo (
     .clk_i    (clk_i),
@@ -159,6 +191,14 @@ module rocesec_ctr
   );
 
   logic unused_sig;
-  assign unused_sig = unused_ks_ready;
+  if (LANES > 1) begin : gen_unused_lanes
+    logic [LANES-2:0] unused_v;
+    for (genvar j = 1; j < LANES; j++) begin : gen_u
+      assign unused_v[j-1] = aes_out_valid[j] ^ (^aes_out_tag[j]);
+    end
+    assign unused_sig = unused_ks_ready ^ (^unused_v);
+  end else begin : gen_unused_one
+    assign unused_sig = unused_ks_ready;
+  end
 
 endmodule

@@ -135,6 +135,8 @@ models! {
     KdfCmac128 => "kdf_cmac_128",
     KdfCmac256 => "kdf_cmac_256",
     RocesecKeyCache => "rocesec_key_cache",
+    RocesecCtr1 => "rocesec_ctr_1",
+    RocesecCtr4 => "rocesec_ctr_4",
     RocesecGhashFeedWide2 => "rocesec_ghash_feed_wide_2",
     RocesecGhashFeedWide4 => "rocesec_ghash_feed_wide_4",
     RocesecProtect1 => "rocesec_protect_1",

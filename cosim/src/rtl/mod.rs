@@ -11,6 +11,7 @@
 pub mod aes_cipher_iter;
 pub mod aes_cipher_pipe;
 pub mod axil;
+pub mod ctr;
 pub mod ffi;
 pub mod ghash_core;
 pub mod ghash_feed_wide;

@@ -1,0 +1,7 @@
+../aes/aes_pkg.sv
+../aes/aes_sbox.sv
+../aes/aes_round.sv
+../aes/aes_key_expand.sv
+../aes/aes_cipher_pipe.sv
+../common/common_fifo_ram.sv
+rocesec_ctr.sv
