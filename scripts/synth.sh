@@ -46,6 +46,7 @@ TARGETS=(
   "rocesec_protect_1|rocesec_protect_syn|rtl/top/rocesec_protect_axil.f syn/rocesec_protect_syn.sv||-noflatten"
   "rocesec_verify_1|rocesec_verify_syn|rtl/top/rocesec_verify_axil.f syn/rocesec_verify_syn.sv||-noflatten"
   "rocesec_protect_1_q16|rocesec_protect_syn|rtl/top/rocesec_protect_axil.f syn/rocesec_protect_syn.sv|-set NumQps 16|-noflatten"
+  "rocesec_protect_1_q4|rocesec_protect_syn|rtl/top/rocesec_protect_axil.f syn/rocesec_protect_syn.sv|-set NumQps 4|-noflatten"
   "rocesec_verify_1_q16|rocesec_verify_syn|rtl/top/rocesec_verify_axil.f syn/rocesec_verify_syn.sv|-set NumQps 16|-noflatten"
 )
 
@@ -233,7 +234,7 @@ check_target() {
 
 # Blocks elaborated inside a top with the same parameters: --check covers them through the top;
 # the _q16 tops differ from the default tops only in the QP table depth.
-IN_TOPS=" aes_cipher_pipe_128 ghash_mul_2 ghash_core kdf_cmac rocesec_protect_1_q16 rocesec_verify_1_q16 "
+IN_TOPS=" aes_cipher_pipe_128 ghash_mul_2 ghash_core kdf_cmac rocesec_protect_1_q16 rocesec_protect_1_q4 rocesec_verify_1_q16 "
 
 if [ "$CHECK" = 1 ]; then
   setup_venv
