@@ -326,6 +326,23 @@ const MODELS: &[Model] = &[
         defines: &[],
         trace: false,
     },
+    Model {
+        name: "rocesec_verify_4",
+        module: "rocesec_verify_axil",
+        filelist: "top/rocesec_verify_axil.f",
+        params: &[("LANES", "4")],
+        defines: &[],
+        trace: false,
+    },
+    // LANES = 4 (64-byte beats): bytes, verdicts and line rate against the model.
+    Model {
+        name: "rocesec_protect_4",
+        module: "rocesec_protect_axil",
+        filelist: "top/rocesec_protect_axil.f",
+        params: &[("LANES", "4")],
+        defines: &[],
+        trace: false,
+    },
     // The main job's proof that it can fail: one flipped S-box bit (rtl/aes/aes_pkg.sv).
     Model {
         name: "rocesec_protect_1_fault",

@@ -18,7 +18,11 @@ fn jobs(rng: &mut SplitMix64, n: usize, max_nks: u64) -> Vec<CtrJob> {
                 active: !rng.chance(1, 8),
                 key: rng.block(),
                 iv,
-                nks: if rng.chance(1, 6) { 0 } else { 1 + rng.below(max_nks) as u16 },
+                nks: if rng.chance(1, 6) {
+                    0
+                } else {
+                    1 + rng.below(max_nks) as u16
+                },
             }
         })
         .collect()
@@ -38,7 +42,11 @@ fn check(name: &str, lanes: usize, jobs: &[CtrJob], r: &CtrRun) {
     for (&(j, e), &i) in r.ekj0.iter().zip(&active) {
         assert_eq!(j, i, "{name}: E_K(J0) order");
         let aes = AesGcm::new(&jobs[i].key).unwrap();
-        assert_eq!(e, aes.encrypt_block(&ctr_block(&jobs[i].iv, 1)), "{name}: E_K(J0) of job {i}");
+        assert_eq!(
+            e,
+            aes.encrypt_block(&ctr_block(&jobs[i].iv, 1)),
+            "{name}: E_K(J0) of job {i}"
+        );
     }
     let mut want = Vec::new();
     for &i in &active {
@@ -46,7 +54,11 @@ fn check(name: &str, lanes: usize, jobs: &[CtrJob], r: &CtrRun) {
             want.push((i, w));
         }
     }
-    assert_eq!(r.words.len(), want.len(), "{name}: number of keystream words");
+    assert_eq!(
+        r.words.len(),
+        want.len(),
+        "{name}: number of keystream words"
+    );
     for ((j, w, blocks), &(wi, ww)) in r.words.iter().zip(&want) {
         assert_eq!((*j, *w), (wi, ww), "{name}: keystream word order");
         let job = &jobs[wi];
@@ -106,5 +118,8 @@ fn lanes_4_one_word_per_cycle() {
         4 * r.pops,
         r.pop_span
     );
-    assert!(rate >= bound - 1e-9, "keystream slower than one word per issue cycle");
+    assert!(
+        rate >= bound - 1e-9,
+        "keystream slower than one word per issue cycle"
+    );
 }

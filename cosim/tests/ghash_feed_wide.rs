@@ -95,12 +95,20 @@ fn random_frame(rng: &mut SplitMix64) -> FeedFrame {
     let vlans = rng.below(3) as usize;
     let ipv6 = rng.chance(1, 3);
     let ip_off = 14 + 4 * vlans;
-    let ip_len = if ipv6 { 40 } else { 20 + 4 * rng.below(11) as usize };
+    let ip_len = if ipv6 {
+        40
+    } else {
+        20 + 4 * rng.below(11) as usize
+    };
     let udp_off = ip_off + ip_len;
     let bth_off = udp_off + 8;
     // SecHdr (8) and 0..32 bytes of extended headers
     let cstart = bth_off + 12 + 8 + 4 * rng.below(9) as usize;
-    let plen = if rng.chance(1, 4) { 0 } else { rng.below(300) as usize };
+    let plen = if rng.chance(1, 4) {
+        0
+    } else {
+        rng.below(300) as usize
+    };
     let cend = cstart + plen;
     let trailer = rng.below(24) as usize;
     let len = cend + 20 + trailer;
@@ -171,8 +179,16 @@ fn corpus_run(top: Top, mode: Mode, take: usize, seed: u64) {
 
 #[test]
 fn corpus_lanes_4_all_modes_line_rate() {
-    for (i, mode) in [Mode::Aead, Mode::PacketAuth, Mode::HeaderAuth].into_iter().enumerate() {
-        corpus_run(Top::RocesecGhashFeedWide4, mode, 700, 0x6a5f_0001 + i as u64);
+    for (i, mode) in [Mode::Aead, Mode::PacketAuth, Mode::HeaderAuth]
+        .into_iter()
+        .enumerate()
+    {
+        corpus_run(
+            Top::RocesecGhashFeedWide4,
+            mode,
+            700,
+            0x6a5f_0001 + i as u64,
+        );
     }
 }
 

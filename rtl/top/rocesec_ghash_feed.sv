@@ -121,16 +121,16 @@ module rocesec_ghash_feed
     d_ip  = rocesec_pkg::lane_rel({9'h0, cur_ip_off_i}, base);
     d_udp = rocesec_pkg::lane_rel({9'h0, cur_udp_off_i}, base);
     d_bth = rocesec_pkg::lane_rel({9'h0, cur_bth_off_i}, base);
-    ff    = rocesec_pkg::lane_at(d_udp + 18'd6) | rocesec_pkg::lane_at(d_udp + 18'd7) |
-            rocesec_pkg::lane_at(d_bth + 18'd4);
+    ff    = 16'(rocesec_pkg::lane_at(d_udp + 18'd6)) | 16'(rocesec_pkg::lane_at(d_udp + 18'd7)) |
+            16'(rocesec_pkg::lane_at(d_bth + 18'd4));
     nib   = '0;
     if (cur_ipv6_i) begin
-      nib = rocesec_pkg::lane_at(d_ip);
-      ff  = ff | rocesec_pkg::lane_at(d_ip + 18'd1) | rocesec_pkg::lane_at(d_ip + 18'd2) |
-            rocesec_pkg::lane_at(d_ip + 18'd3) | rocesec_pkg::lane_at(d_ip + 18'd7);
+      nib = 16'(rocesec_pkg::lane_at(d_ip));
+      ff  = ff | 16'(rocesec_pkg::lane_at(d_ip + 18'd1)) | 16'(rocesec_pkg::lane_at(d_ip + 18'd2)) |
+            16'(rocesec_pkg::lane_at(d_ip + 18'd3)) | 16'(rocesec_pkg::lane_at(d_ip + 18'd7));
     end else begin
-      ff  = ff | rocesec_pkg::lane_at(d_ip + 18'd1) | rocesec_pkg::lane_at(d_ip + 18'd8) |
-            rocesec_pkg::lane_at(d_ip + 18'd10) | rocesec_pkg::lane_at(d_ip + 18'd11);
+      ff  = ff | 16'(rocesec_pkg::lane_at(d_ip + 18'd1)) | 16'(rocesec_pkg::lane_at(d_ip + 18'd8)) |
+            16'(rocesec_pkg::lane_at(d_ip + 18'd10)) | 16'(rocesec_pkg::lane_at(d_ip + 18'd11));
     end
     for (int i = 0; i < 16; i++) begin
       masked[8*i +: 8] = s_data_q[8*i +: 8] | (ff[i] ? 8'hFF : 8'h00) | (nib[i] ? 8'h0F : 8'h00);

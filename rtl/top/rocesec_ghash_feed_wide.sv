@@ -114,12 +114,6 @@ module rocesec_ghash_feed_wide
   localparam int unsigned ELast  = EW - 2;
   typedef logic [EW-1:0] blk_t;
 
-  // Byte lanes of a B-byte beat (beat-relative offset d, two's complement).
-  function automatic logic [B-1:0] lane_at_w(logic [17:0] d);
-    lane_at_w = '0;
-    if (!d[17] && d < 18'(B)) lane_at_w[d[LB-1:0]] = 1'b1;
-  endfunction
-
   /////////////
   // Signals //
   /////////////
@@ -161,15 +155,15 @@ module rocesec_ghash_feed_wide
     d_ip  = {1'b0, 9'h0, cur_ip_off_i} - {1'b0, base};
     d_udp = {1'b0, 9'h0, cur_udp_off_i} - {1'b0, base};
     d_bth = {1'b0, 9'h0, cur_bth_off_i} - {1'b0, base};
-    ff    = lane_at_w(d_udp + 18'd6) | lane_at_w(d_udp + 18'd7) | lane_at_w(d_bth + 18'd4);
+    ff    = B'(rocesec_pkg::lane_at(d_udp + 18'd6)) | B'(rocesec_pkg::lane_at(d_udp + 18'd7)) | B'(rocesec_pkg::lane_at(d_bth + 18'd4));
     nib   = '0;
     if (cur_ipv6_i) begin
-      nib = lane_at_w(d_ip);
-      ff  = ff | lane_at_w(d_ip + 18'd1) | lane_at_w(d_ip + 18'd2) | lane_at_w(d_ip + 18'd3) |
-            lane_at_w(d_ip + 18'd7);
+      nib = B'(rocesec_pkg::lane_at(d_ip));
+      ff  = ff | B'(rocesec_pkg::lane_at(d_ip + 18'd1)) | B'(rocesec_pkg::lane_at(d_ip + 18'd2)) | B'(rocesec_pkg::lane_at(d_ip + 18'd3)) |
+            B'(rocesec_pkg::lane_at(d_ip + 18'd7));
     end else begin
-      ff  = ff | lane_at_w(d_ip + 18'd1) | lane_at_w(d_ip + 18'd8) | lane_at_w(d_ip + 18'd10) |
-            lane_at_w(d_ip + 18'd11);
+      ff  = ff | B'(rocesec_pkg::lane_at(d_ip + 18'd1)) | B'(rocesec_pkg::lane_at(d_ip + 18'd8)) | B'(rocesec_pkg::lane_at(d_ip + 18'd10)) |
+            B'(rocesec_pkg::lane_at(d_ip + 18'd11));
     end
     for (int i = 0; i < B; i++) begin
       masked[8*i +: 8] = s_data_q[8*i +: 8] | (ff[i] ? 8'hFF : 8'h00) | (nib[i] ? 8'h0F : 8'h00);

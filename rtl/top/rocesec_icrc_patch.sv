@@ -7,7 +7,7 @@
 //
 // Data format
 // -----------
-// Beats are 16 bytes, byte i in bits [8i+7:8i], in_k_i = beat index in the frame. The layout of
+// Beats are B = 16·LANES bytes, byte i in bits [8i+7:8i], in_k_i = beat index in the frame. The layout of
 // the entering beat's frame (in_ipv6_i, in_*_off_i, in_icrc_off_i = offset of the ICRC field in
 // the outgoing frame) drives the CRC; for the registered beat (cur_slot_o) the caller returns
 // cur_patch_i (the frame is rewritten: patch its ICRC), cur_icrc_off_i and cur_done_i (its final
@@ -25,6 +25,7 @@
 
 module rocesec_icrc_patch
 #(
+  parameter int unsigned LANES = 1, // 128-bit blocks per beat
   parameter int unsigned SlotW = 3  // job slot width
 ) (
   input  wire logic               clk_i,
@@ -33,8 +34,8 @@ module rocesec_icrc_patch
   // Beats in
   input  wire logic               in_valid_i,
   output logic                    in_ready_o,
-  input  wire logic [127:0]       in_data_i,
-  input  wire logic [15:0]        in_keep_i,
+  input  wire logic [128*LANES-1:0] in_data_i,
+  input  wire logic [16*LANES-1:0]  in_keep_i,
   input  wire logic               in_last_i,
   input  wire logic [SlotW-1:0]   in_slot_i,
   input  wire logic [11:0]        in_k_i,
@@ -53,15 +54,18 @@ module rocesec_icrc_patch
   // Beats out
   output logic                    out_valid_o,
   input  wire logic               out_ready_i,
-  output logic      [127:0]       out_data_o,
-  output logic      [15:0]        out_keep_o,
+  output logic      [128*LANES-1:0] out_data_o,
+  output logic      [16*LANES-1:0]  out_keep_o,
   output logic                    out_last_o,
   output logic      [SlotW-1:0]   out_slot_o
 );
 
+  localparam int unsigned B  = 16 * LANES;  // bytes per beat
+  localparam int unsigned LB = $clog2(B);
+
   logic             s_valid_q;
-  logic [127:0]     s_data_q;
-  logic [15:0]      s_keep_q;
+  logic [128*LANES-1:0] s_data_q;
+  logic [16*LANES-1:0]  s_keep_q;
   logic             s_last_q;
   logic [SlotW-1:0] s_slot_q;
   logic [11:0]      s_k_q;
@@ -73,14 +77,14 @@ module rocesec_icrc_patch
   assign cur_slot_o = s_slot_q;
 
   roce_parse_icrc #(
-    .LANES (32'd1)  // unsigned, as roce_parse passes it: Yosys then synthesizes one copy
+    .LANES (32'(LANES))  // unsigned, as roce_parse passes it: Yosys then synthesizes one copy
   ) u_icrc (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
     .beat_valid_i (in_valid_i && s_ready),
     .beat_data_i  (in_data_i),
     .beat_keep_i  (in_keep_i),
-    .beat_base_i  ({in_k_i, 4'h0}),
+    .beat_base_i  (16'({4'h0, in_k_i} << LB)),
     .ipv6_i       (in_ipv6_i),
     .ip_off_i     (in_ip_off_i),
     .udp_off_i    (in_udp_off_i),
@@ -92,14 +96,14 @@ module rocesec_icrc_patch
   );
 
   always_comb begin
-    logic [17:0] d;
-    logic [15:0] m_in;
-    logic [1:0]  ib;
+    logic [17:0]  d;
+    logic [B-1:0] m_in;
+    logic [1:0]   ib;
     // lanes [icrc_off, icrc_off + 4) of the beat; CRC byte o - icrc_off = (i - d) mod 4
-    d          = rocesec_pkg::lane_rel({1'b0, cur_icrc_off_i}, {1'b0, s_k_q, 4'h0});
-    m_in       = rocesec_pkg::lanes_ge(d) & ~rocesec_pkg::lanes_ge(d + 18'd4);
+    d          = rocesec_pkg::lane_rel({1'b0, cur_icrc_off_i}, 17'({5'h0, s_k_q} << LB));
+    m_in       = B'(rocesec_pkg::lanes_ge(d) & ~rocesec_pkg::lanes_ge(d + 18'd4));
     out_data_o = s_data_q;
-    for (int i = 0; i < 16; i++) begin
+    for (int i = 0; i < B; i++) begin
       ib = 2'(i) - d[1:0];
       if (cur_patch_i && m_in[i]) out_data_o[8*i +: 8] = crc[8*ib +: 8];
     end

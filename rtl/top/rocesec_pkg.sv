@@ -95,43 +95,50 @@ package rocesec_pkg;
     logic [7:0]             bth_off;
   } job_t;
 
-  // Byte lanes of a 16-byte beat whose first byte is at frame offset `base` (a multiple of 16):
-  // the offset x relative to the beat is computed once, then decoded per lane (no comparator per
-  // lane against a moving offset). lane_at: lane base + i == x; lanes_ge: lanes base + i >= x.
+  // Widest beat (LANES = 4): the lane helpers below work on MaxBeatBytes lanes; a caller with
+  // B-byte beats uses bits [B-1:0] (the lanes past B are never set for offsets inside its beat).
+  localparam int unsigned MaxBeatBytes = 64;
+
+  // Byte lanes of a beat whose first byte is at frame offset `base` (a multiple of the beat
+  // size): the offset x relative to the beat is computed once, then decoded per lane (no
+  // comparator per lane against a moving offset). lane_at: lane base + i == x; lanes_ge: lanes
+  // base + i >= x.
   function automatic logic [17:0] lane_rel(logic [16:0] x, logic [16:0] base);
     lane_rel = {1'b0, x} - {1'b0, base};
   endfunction
 
-  function automatic logic [15:0] lane_at(logic [17:0] d);
+  function automatic logic [MaxBeatBytes-1:0] lane_at(logic [17:0] d);
     lane_at = '0;
-    if (!d[17] && d < 18'd16) lane_at[d[3:0]] = 1'b1;
+    if (!d[17] && d < 18'(MaxBeatBytes)) lane_at[d[5:0]] = 1'b1;
   endfunction
 
-  function automatic logic [15:0] lanes_ge(logic [17:0] d);
-    for (int i = 0; i < 16; i++) lanes_ge[i] = d[17] || d <= 18'(i);
+  function automatic logic [MaxBeatBytes-1:0] lanes_ge(logic [17:0] d);
+    for (int i = 0; i < MaxBeatBytes; i++) lanes_ge[i] = d[17] || d <= 18'(i);
   endfunction
 
   // The beat at frame offset base (bytes before hoff of a processed frame) with the length
   // fields, the IPv4 checksum and BTH TVer rewritten from the job (model emit::insert / strip;
-  // docs/wire-format.md §1). Both emit stages apply it to their header beats.
+  // docs/wire-format.md §1). Both emit stages apply it to their header beats (bits
+  // [8B-1:0] for B-byte beats, the rest zero).
   /* verilator lint_off UNUSEDSIGNAL */
-  function automatic logic [127:0] hdr_beat(job_t j, logic [16:0] base, logic [127:0] beat,
-                                            logic [3:0] tver);  // j: read field by field
-    logic [17:0]  d_ip, d_udp, d_bth;
-    logic [15:0]  m_lh, m_ll, m_ch, m_cl, m_uh, m_ul, m_tv;
-    logic [127:0] r;
+  function automatic logic [8*MaxBeatBytes-1:0] hdr_beat(job_t j, logic [16:0] base,
+                                                         logic [8*MaxBeatBytes-1:0] beat,
+                                                         logic [3:0] tver);  // j: by field
+    logic [17:0]             d_ip, d_udp, d_bth;
+    logic [MaxBeatBytes-1:0] m_lh, m_ll, m_ch, m_cl, m_uh, m_ul, m_tv;
+    logic [8*MaxBeatBytes-1:0] r;
     d_ip  = lane_rel({9'h0, j.ip_off}, base);
     d_udp = lane_rel({9'h0, j.udp_off}, base);
     d_bth = lane_rel({9'h0, j.bth_off}, base);
     m_lh  = lane_at(d_ip + (j.ipv6 ? 18'd4 : 18'd2));
     m_ll  = lane_at(d_ip + (j.ipv6 ? 18'd5 : 18'd3));
-    m_ch  = j.ipv6 ? 16'h0 : lane_at(d_ip + 18'd10);
-    m_cl  = j.ipv6 ? 16'h0 : lane_at(d_ip + 18'd11);
+    m_ch  = j.ipv6 ? '0 : lane_at(d_ip + 18'd10);
+    m_cl  = j.ipv6 ? '0 : lane_at(d_ip + 18'd11);
     m_uh  = lane_at(d_udp + 18'd4);
     m_ul  = lane_at(d_udp + 18'd5);
     m_tv  = lane_at(d_bth + 18'd1);
     r     = beat;
-    for (int i = 0; i < 16; i++) begin
+    for (int i = 0; i < MaxBeatBytes; i++) begin
       if (m_lh[i]) r[8*i +: 8] = j.ip_len[15:8];
       if (m_ll[i]) r[8*i +: 8] = j.ip_len[7:0];
       if (m_ch[i]) r[8*i +: 8] = j.ip_csum[15:8];

@@ -5,7 +5,7 @@
 //
 // Data format
 // -----------
-// AXI4-Stream, one Ethernet II frame (no FCS) per packet, LANES = 1: 16-byte beats, tdata byte i
+// AXI4-Stream, one Ethernet II frame (no FCS) per packet, beats of 16·LANES bytes, tdata byte i
 // (bits [8i+7:8i]) is the i-th byte on the wire, tkeep bit i marks it, contiguous from byte 0.
 // Output format: docs/wire-format.md §1 (SecHdr §3, AAD §4, IV §5, key §6) with GCM per
 // NIST SP 800-38D and the ICRC per IBTA Vol 1 Annex A17.8. m_axis_tuser_o on the last beat:
@@ -24,7 +24,7 @@
 
 module rocesec_protect
 #(
-  parameter int unsigned LANES      = 1,    // 128-bit blocks per beat (1 supported)
+  parameter int unsigned LANES      = 1,    // 128-bit blocks per beat (1, 2 or 4)
   parameter int unsigned FifoBeats  = 512,  // packet FIFO depth (beats)
   parameter int unsigned NumQps     = 128   // TX QP state entries (PN, WRITE key)
 ) (
@@ -57,8 +57,8 @@ module rocesec_protect
   output logic                       kdf_busy_o
 );
 
-  if (LANES != 1) begin : gen_param_check
-    $error("rocesec_protect: only LANES = 1 is implemented (instance %m)");
+  if (LANES != 1 && LANES != 2 && LANES != 4) begin : gen_param_check
+    $error("rocesec_protect: LANES must be 1, 2 or 4 (instance %m)");
   end
 
   localparam int unsigned DescW    = roce_parse_pkg::DescBits;
@@ -82,13 +82,13 @@ module rocesec_protect
   assign s_axis_tready_o = fifo_wready && hq_room;
   assign fire            = s_axis_tvalid_i && s_axis_tready_o;
 
-  logic         in_valid, in_ready, in_last;
-  logic [127:0] in_data;
-  logic [15:0]  in_keep;
+  logic                 in_valid, in_ready, in_last;
+  logic [128*LANES-1:0] in_data;
+  logic [16*LANES-1:0]  in_keep;
   logic [$clog2(FifoBeats):0] unused_fifo_count;
 
   common_fifo_ram #(  // block RAM, same cycle behaviour as common_fifo_sync
-    .Width (128 + 16 + 1),
+    .Width (144 * LANES + 1),
     .Depth (FifoBeats)
   ) u_pkt_fifo (
     .clk_i    (clk_i),
@@ -125,20 +125,27 @@ module rocesec_protect
     .desc_o          (p_desc)
   );
 
-  // Descriptor queues: at most two frames' pulses are in flight behind s_axis_tready_o.
+  // Descriptor queues. A frame's pulses reach a queue's count 4 cycles after its last beat is
+  // accepted (parse 3 + write 1), so up to DqInFlight frames are accepted that the count does
+  // not show yet: 2 with the 16-byte beats of LANES = 1 (a frame has 4 or more), 4 when a
+  // frame can be a single beat. Room is kept for them (a queue write is never refused).
+  localparam int unsigned DqInFlight = (LANES > 1) ? 4 : 2;
+  localparam int unsigned DqDepth    = (LANES > 1) ? 8 : 4;
+  localparam int unsigned DqCntW     = $clog2(DqDepth) + 1;
   logic            hq_valid, hq_ready;
   logic [HdrW-1:0] hq_data;
-  logic [2:0]      hq_count;
+  logic [DqCntW-1:0] hq_count;
   logic            fq_valid, fq_ready;
   logic [2:0]      fq_data;
-  logic [2:0]      fq_count;
+  logic [DqCntW-1:0] fq_count;
   logic            unused_hq_wready, unused_fq_wready;
 
-  assign hq_room = (hq_count < 3'd2) && (fq_count < 3'd2);
+  assign hq_room = (hq_count < DqCntW'(DqDepth - DqInFlight)) &&
+                   (fq_count < DqCntW'(DqDepth - DqInFlight));
 
   common_fifo_sync #(
     .Width (HdrW),
-    .Depth (4)
+    .Depth (DqDepth)
   ) u_hdr_q (
     .clk_i    (clk_i),
     .rst_ni   (rst_ni),
@@ -153,7 +160,7 @@ module rocesec_protect
 
   common_fifo_sync #(
     .Width (3),
-    .Depth (4)
+    .Depth (DqDepth)
   ) u_fin_q (
     .clk_i    (clk_i),
     .rst_ni   (rst_ni),
@@ -206,7 +213,9 @@ module rocesec_protect
   // Emit //
   //////////
 
-  rocesec_protect_emit u_emit (
+  rocesec_protect_emit #(
+    .LANES (LANES)
+  ) u_emit (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),
     .job_valid_i     (job_valid),

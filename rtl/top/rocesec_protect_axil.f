@@ -8,6 +8,7 @@ rocesec_pkg.sv
 ../ghash/ghash_pkg.sv
 ../ghash/ghash_mul.sv
 ../ghash/ghash_core.sv
+../ghash/ghash_lanes.sv
 ../common/common_fifo_sync.sv
 ../common/common_fifo_ram.sv
 ../roce/roce_parse_icrc.sv
@@ -19,6 +20,7 @@ rocesec_key_tables.sv
 rocesec_key_cache.sv
 rocesec_ctr.sv
 rocesec_ghash_feed.sv
+rocesec_ghash_feed_wide.sv
 rocesec_icrc_patch.sv
 rocesec_protect_key.sv
 rocesec_protect_emit.sv

@@ -6,7 +6,7 @@
 //
 // Data format
 // -----------
-// Beats are 16 bytes (LANES = 1), byte i of tdata in bits [8i+7:8i], tkeep contiguous. Each
+// Beats are B = 16·LANES bytes, byte i of tdata in bits [8i+7:8i], tkeep contiguous. Each
 // frame arrives from the packet FIFO with a job_t from the key stage (same order). A protected
 // frame leaves as (docs/wire-format.md §1, offsets o of the output frame, H = job.hoff,
 // P = job.poff, E = job.eoff of the plain frame):
@@ -44,9 +44,10 @@
 
 module rocesec_protect_emit
 #(
+  parameter int unsigned LANES    = 1,   // 128-bit blocks per beat (1, 2 or 4)
   parameter int unsigned NumJobs  = 8,   // frames in flight between key stage and output (2^n)
-  parameter int unsigned KsDepth  = 64,  // keystream buffer (blocks)
-  parameter int unsigned DlyBeats = 8    // delay FIFO between GHASH feed and ICV insert
+  parameter int unsigned KsDepth  = 64,  // keystream buffer (words of LANES blocks)
+  parameter int unsigned DlyBeats = (LANES > 1) ? 16 : 8  // delay FIFO, GHASH feed -> ICV
 ) (
   input  wire logic          clk_i,
   input  wire logic          rst_ni,
@@ -64,13 +65,13 @@ module rocesec_protect_emit
   // Frames from the packet FIFO
   input  wire logic          in_valid_i,
   output logic               in_ready_o,
-  input  wire logic [127:0]  in_data_i,
-  input  wire logic [15:0]   in_keep_i,
+  input  wire logic [128*LANES-1:0] in_data_i,
+  input  wire logic [16*LANES-1:0]  in_keep_i,
   input  wire logic          in_last_i,
 
   // AXI4-Stream output
-  output logic [127:0]       m_axis_tdata_o,
-  output logic [15:0]        m_axis_tkeep_o,
+  output logic [128*LANES-1:0] m_axis_tdata_o,
+  output logic [16*LANES-1:0]  m_axis_tkeep_o,
   output logic               m_axis_tlast_o,
   output logic [7:0]         m_axis_tuser_o,
   output logic               m_axis_tvalid_o,
@@ -78,6 +79,10 @@ module rocesec_protect_emit
 );
 
   localparam int unsigned SlotW   = $clog2(NumJobs);
+  localparam int unsigned B       = 16 * LANES;          // bytes per beat
+  localparam int unsigned LB      = $clog2(B);
+  localparam int unsigned NPrev   = (24 + B - 1) / B;    // input beats kept for the splice
+  localparam int unsigned KW      = 128 * LANES;         // beat / keystream word width
 
   typedef logic [SlotW-1:0] slot_t;
 
@@ -189,11 +194,14 @@ module rocesec_protect_emit
     pl = j.eoff - {8'h0, j.poff};
     nks_of = (j.protect && j.mode == rocesec_pkg::ModeAead) ? ((pl + 16'd15) >> 4) : 16'd0;
   endfunction
+  function automatic logic [15:0] nw_of(rocesec_pkg::job_t j);  // keystream words of a job
+    nw_of = 16'((32'(nks_of(j)) + 32'(LANES) - 32'd1) / 32'(LANES));
+  endfunction
   /* verilator lint_on UNUSEDSIGNAL */
 
   logic              ks_pop;
   logic              ks_valid;
-  logic [127:0]      ks_head;
+  logic [KW-1:0]     ks_head;
   rocesec_pkg::job_t ctr_job;
 
   always_comb begin
@@ -202,6 +210,7 @@ module rocesec_protect_emit
   end
 
   rocesec_ctr #(
+    .LANES   (LANES),
     .NumJobs (NumJobs),
     .KsDepth (KsDepth)
   ) u_ctr (
@@ -226,8 +235,8 @@ module rocesec_protect_emit
   ///////////////
 
   logic         s1_valid_q;
-  logic [127:0] s1_data_q;
-  logic [15:0]  s1_keep_q;
+  logic [KW-1:0] s1_data_q;
+  logic [B-1:0] s1_keep_q;
   logic         s1_last_q;
   slot_t        s1_slot_q;
   logic [11:0]  s1_k_q;
@@ -238,24 +247,24 @@ module rocesec_protect_emit
   logic [11:0]  sp_k_q;             // output beat index
   logic         sp_in_done_q;       // input tlast consumed
   logic [15:0]  sp_in_len_q;        // input bytes consumed
-  logic [127:0] sp_prev1_q, sp_prev2_q;
-  logic [127:0] sp_ks_prev_q;
-  logic [15:0]  sp_ks_used_q;       // keystream blocks popped for this frame
+  logic [KW-1:0] sp_prev_q [NPrev]; // input beats k-1 .. k-NPrev
+  logic [KW-1:0] sp_ks_prev_q;
+  logic [15:0]  sp_ks_used_q;       // keystream words popped for this frame
   logic         sp_drain_q;         // frame ended early: discard the rest of its keystream
   logic         sp_go;              // produce a beat this cycle
   logic         sp_take;            // consume an input beat this cycle
-  logic [127:0] sp_data;
-  logic [15:0]  sp_keep;
+  logic [KW-1:0] sp_data;
+  logic [B-1:0] sp_keep;
   logic         sp_last;
   logic         sp_ks_pop;
 
   assign sp_job = jt_q[s1_ptr_q];
 
-  function automatic logic [4:0] popcount16(logic [15:0] k);
-    logic [4:0] n;
+  function automatic logic [LB:0] popcount(logic [B-1:0] k);
+    logic [LB:0] n;
     n = '0;
-    for (int i = 0; i < 16; i++) n = n + {4'h0, k[i]};
-    popcount16 = n;
+    for (int i = 0; i < B; i++) n = n + (LB+1)'(k[i]);
+    popcount = n;
   endfunction
 
   // S1 may start the job in slot s1_ptr_q once written.
@@ -268,7 +277,7 @@ module rocesec_protect_emit
   logic  sp_drain_need;
   logic  sp_chain;
   assign s1_next       = s1_ptr_q + 1'b1;
-  assign sp_drain_need = sp_job.protect && (sp_ks_used_q + 16'(sp_ks_pop) < nks_of(sp_job));
+  assign sp_drain_need = sp_job.protect && (sp_ks_used_q + 16'(sp_ks_pop) < nw_of(sp_job));
   assign sp_chain      = sp_active_q && !sp_drain_q && sp_go && sp_last && !sp_drain_need &&
                          jt_valid_q[s1_next] && !s1_started_q[s1_next];
 
@@ -284,23 +293,23 @@ module rocesec_protect_emit
 
 
   always_comb begin
-    logic [127:0] cur;
-    logic [383:0] win;       // {cur, prev1, prev2}: byte j = input offset 16(k-2) + j
+    logic [KW-1:0] cur;
+    logic [(NPrev+1)*KW-1:0] win;  // {cur, prev[0], ..}: byte j = input offset B(k-NPrev) + j
     logic [16:0]  hend, eend, icv_end;
     logic [16:0]  pstart;
     logic [16:0]  olen;
+    logic         done_now;  // the input's last beat is consumed (or is being consumed)
     logic [11:0]  pbeat;
     logic         need_ks;
-    logic [3:0]   c;
-    logic [255:0] ksw;       // {ks_cur, ks_prev}
+    logic [LB-1:0] c;
+    logic [2*KW-1:0] ksw;    // {ks_cur, ks_prev}, little-endian keystream bytes
     logic [15:0]  nks;
     logic signed [13:0] mk;
     logic [7:0]   b;
-    logic [15:0]  len_now;
     logic [2:0]   sd;        // SecHdr byte index
     logic [16:0]  obase;
-    logic [15:0]  m_h, m_hend, m_eend, m_icv, m_p;
-    logic [127:0] hp;
+    logic [B-1:0] m_h, m_hend, m_eend, m_icv, m_p;
+    logic [KW-1:0] hp;
 
     b         = '0;
     sd        = '0;
@@ -318,24 +327,27 @@ module rocesec_protect_emit
     sp_last   = 1'b0;
     sp_ks_pop = 1'b0;
 
-    cur     = sp_in_done_q ? 128'h0 : in_data_i;
-    win     = {cur, sp_prev1_q, sp_prev2_q};
+    cur     = sp_in_done_q ? '0 : in_data_i;
+    win[NPrev*KW +: KW] = cur;
+    for (int j = 0; j < NPrev; j++) win[(NPrev-1-j)*KW +: KW] = sp_prev_q[j];
     hend    = {9'h0, sp_job.hoff} + 17'd8;
     eend    = {1'b0, sp_job.eoff} + 17'd8;
     icv_end = {1'b0, sp_job.eoff} + 17'd28;
     pstart  = {9'h0, sp_job.poff} + 17'd8;
-    c       = pstart[3:0];
-    pbeat   = 12'(pstart >> 4);
+    c       = pstart[LB-1:0];
+    pbeat   = 12'(pstart >> LB);
     mk      = $signed({2'b00, sp_k_q}) - $signed({2'b00, pbeat});
-    nks     = nks_of(sp_job);
+    nks     = nw_of(sp_job);
     need_ks = (mk >= 0) && (16'(mk) < nks);
-    for (int j = 0; j < 16; j++) begin  // little-endian view: keystream byte order b0..b15
-      ksw[8*j +: 8]        = sp_ks_prev_q[127 - 8*j -: 8];
-      ksw[8*(j + 16) +: 8] = ks_head[127 - 8*j -: 8];
+    for (int j = 0; j < B; j++) begin  // little-endian view: keystream byte order b0, b1, ..
+      ksw[8*j +: 8]       = sp_ks_prev_q[128*(j/16) + 127 - 8*(j%16) -: 8];
+      ksw[8*(j + B) +: 8] = ks_head[128*(j/16) + 127 - 8*(j%16) -: 8];
     end
-    len_now = sp_in_len_q;
-    for (int i = 0; i < 16; i++) len_now = len_now + {15'h0, in_keep_i[i]};
-    olen    = {1'b0, sp_in_len_q} + 17'(rocesec_pkg::Overhead);
+    // output length: the input bytes so far (with this beat's) + SecHdr + ICV; with beats of
+    // more than 24 bytes the output can end in the beat that takes the input's last beat
+    done_now = sp_in_done_q || in_last_i;
+    olen     = (sp_in_done_q ? {1'b0, sp_in_len_q} : {1'b0, sp_in_len_q} + 17'(popcount(in_keep_i)))
+               + 17'(rocesec_pkg::Overhead);
 
     if (sp_drain_q) begin
       sp_ks_pop = ks_valid;
@@ -350,39 +362,40 @@ module rocesec_protect_emit
       sp_go     = s1_ready && (sp_in_done_q || in_valid_i) && (!need_ks || ks_valid);
       sp_take   = sp_go && !sp_in_done_q;
       sp_ks_pop = sp_go && need_ks;
-      // lane masks of the beat at output offset 16·k (rocesec_pkg::lane_rel / lanes_ge)
-      obase = {1'b0, sp_k_q, 4'h0};
-      m_h   = rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel({9'h0, sp_job.hoff}, obase));
-      m_hend = rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(hend, obase));
-      m_eend = rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(eend, obase));
-      m_icv  = rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(icv_end, obase));
-      m_p    = rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(pstart, obase));
-      hp     = rocesec_pkg::hdr_beat(sp_job, obase, cur, 4'h1);  // in[o] for o < hoff
-      for (int i = 0; i < 16; i++) begin
+      // lane masks of the beat at output offset B·k (rocesec_pkg::lane_rel / lanes_ge)
+      obase = 17'({5'h0, sp_k_q} << LB);
+      m_h   = B'(rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel({9'h0, sp_job.hoff}, obase)));
+      m_hend = B'(rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(hend, obase)));
+      m_eend = B'(rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(eend, obase)));
+      m_icv  = B'(rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(icv_end, obase)));
+      m_p    = B'(rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(pstart, obase)));
+      hp     = KW'(rocesec_pkg::hdr_beat(sp_job, obase, (8*rocesec_pkg::MaxBeatBytes)'(cur),
+                                         4'h1));  // in[o] for o < hoff
+      for (int i = 0; i < B; i++) begin
         sd = 3'(i) - sp_job.hoff[2:0];  // SecHdr byte o - hoff
         if (!m_h[i]) begin
           b = hp[8*i +: 8];
         end else if (!m_hend[i]) begin
           b = sp_job.sechdr[8*(3'd7 - sd) +: 8];
         end else if (!m_eend[i]) begin
-          b = win[8*(i + 24) +: 8];
+          b = win[8*(i + B*NPrev - 8) +: 8];
           if (sp_job.mode == rocesec_pkg::ModeAead && m_p[i]) begin
             // keystream byte o - pstart: from ks_head for i >= c, from ks_prev for i < c
-            b = b ^ ksw[8*(32'(i) + 16 - 32'(c)) +: 8];
+            b = b ^ ksw[8*(32'(i) + B - 32'(c)) +: 8];
           end
         end else if (!m_icv[i]) begin
           b = 8'h00;
         end else begin
-          b = win[8*(i + 8) +: 8];
+          b = win[8*(i + B*NPrev - 24) +: 8];
         end
         sp_data[8*i +: 8] = b;
       end
-      // keep/last: the last output beat comes after the input's last beat
-      if (sp_in_done_q && {1'b0, sp_k_q, 4'h0} + 17'd16 >= olen) begin
+      // keep/last: the last output beat is the input's last beat or comes after it
+      if (done_now && obase + 17'(B) >= olen) begin
         sp_last = 1'b1;
-        for (int i = 0; i < 16; i++) sp_keep[i] = ({1'b0, sp_k_q, 4'h0} + 17'(i) < olen);
+        for (int i = 0; i < B; i++) sp_keep[i] = (obase + 17'(i) < olen);
       end else begin
-        sp_keep = 16'hFFFF;
+        sp_keep = '1;
       end
     end
   end
@@ -397,8 +410,7 @@ module rocesec_protect_emit
       sp_in_done_q <= 1'b0;
       sp_in_len_q  <= '0;
       s1_ptr_q     <= '0;
-      sp_prev1_q   <= '0;
-      sp_prev2_q   <= '0;
+      for (int j = 0; j < NPrev; j++) sp_prev_q[j] <= '0;
       sp_ks_prev_q <= '0;
       sp_ks_used_q <= '0;
       sp_drain_q   <= 1'b0;
@@ -414,7 +426,7 @@ module rocesec_protect_emit
       end else if (sp_drain_q) begin
         if (ks_valid) begin
           sp_ks_used_q <= sp_ks_used_q + 16'd1;
-          if (sp_ks_used_q + 16'd1 >= nks_of(sp_job)) begin
+          if (sp_ks_used_q + 16'd1 >= nw_of(sp_job)) begin
             sp_drain_q  <= 1'b0;
             sp_active_q <= 1'b0;
             s1_ptr_q    <= s1_ptr_q + 1'b1;
@@ -422,14 +434,14 @@ module rocesec_protect_emit
         end
       end else if (sp_go) begin
         sp_k_q     <= sp_k_q + 12'd1;
-        sp_prev2_q <= sp_prev1_q;
-        sp_prev1_q <= sp_in_done_q ? 128'h0 : in_data_i;
+        for (int j = NPrev - 1; j > 0; j--) sp_prev_q[j] <= sp_prev_q[j-1];
+        sp_prev_q[0] <= sp_in_done_q ? '0 : in_data_i;
         if (sp_ks_pop) begin
           sp_ks_prev_q <= ks_head;
           sp_ks_used_q <= sp_ks_used_q + 16'd1;
         end
         if (sp_take) begin
-          sp_in_len_q <= sp_in_len_q + 16'(popcount16(in_keep_i));
+          sp_in_len_q <= sp_in_len_q + 16'(popcount(in_keep_i));
           if (in_last_i) sp_in_done_q <= 1'b1;
         end
         if (sp_last) begin
@@ -479,8 +491,8 @@ module rocesec_protect_emit
   logic         s3_ready;
   logic         dq_wready;
   logic         g_valid;
-  logic [127:0] g_data;
-  logic [15:0]  g_keep;
+  logic [KW-1:0] g_data;
+  logic [B-1:0] g_keep;
   logic         g_last;
   slot_t        g_slot;
   logic [11:0]  g_k;
@@ -489,47 +501,84 @@ module rocesec_protect_emit
   rocesec_pkg::job_t g_job;  // read field by field
   /* verilator lint_on UNUSEDSIGNAL */
 
-  always_comb begin
-    g_job   = jt_q[g_cur];
-    g_job.h = jt_kh_q[g_cur][127:0];
-  end
+  assign g_job   = jt_q[g_cur];
   assign s1q_job = jt_q[s1_slot_q];
 
   // Output frame coordinates: AAD from ip_off, ciphertext [P + 8, E + 8).
-  rocesec_ghash_feed #(
-    .SlotW (SlotW)
-  ) u_ghash_feed (
-    .clk_i         (clk_i),
-    .rst_ni        (rst_ni),
-    .in_valid_i    (s1_valid_q),
-    .in_ready_o    (s2_ready),
-    .in_data_i     (s1_data_q),
-    .in_keep_i     (s1_keep_q),
-    .in_last_i     (s1_last_q),
-    .in_slot_i     (s1_slot_q),
-    .in_k_i        (s1_k_q),
-    .in_active_i   (s1q_job.protect),
-    .in_ip_off_i   (s1q_job.ip_off),
-    .cur_slot_o    (g_cur),
-    .cur_mode_i    (g_job.mode),
-    .cur_ipv6_i    (g_job.ipv6),
-    .cur_ip_off_i  (g_job.ip_off),
-    .cur_udp_off_i (g_job.udp_off),
-    .cur_bth_off_i (g_job.bth_off),
-    .cur_cstart_i  ({9'h0, g_job.poff} + 17'd8),
-    .cur_cend_i    ({1'b0, g_job.eoff} + 17'd8),
-    .cur_h_i       (g_job.h),
-    .out_valid_o   (g_valid),
-    .out_ready_i   (dq_wready),
-    .out_data_o    (g_data),
-    .out_keep_o    (g_keep),
-    .out_last_o    (g_last),
-    .out_slot_o    (g_slot),
-    .out_k_o       (g_k),
-    .hash_valid_o  (hash_we),
-    .hash_slot_o   (hash_slot),
-    .hash_o        (hash_data)
-  );
+  if (LANES == 1) begin : gen_ghash_1
+    rocesec_ghash_feed #(
+      .SlotW (SlotW)
+    ) u_ghash_feed (
+      .clk_i         (clk_i),
+      .rst_ni        (rst_ni),
+      .in_valid_i    (s1_valid_q),
+      .in_ready_o    (s2_ready),
+      .in_data_i     (s1_data_q),
+      .in_keep_i     (s1_keep_q),
+      .in_last_i     (s1_last_q),
+      .in_slot_i     (s1_slot_q),
+      .in_k_i        (s1_k_q),
+      .in_active_i   (s1q_job.protect),
+      .in_ip_off_i   (s1q_job.ip_off),
+      .cur_slot_o    (g_cur),
+      .cur_mode_i    (g_job.mode),
+      .cur_ipv6_i    (g_job.ipv6),
+      .cur_ip_off_i  (g_job.ip_off),
+      .cur_udp_off_i (g_job.udp_off),
+      .cur_bth_off_i (g_job.bth_off),
+      .cur_cstart_i  ({9'h0, g_job.poff} + 17'd8),
+      .cur_cend_i    ({1'b0, g_job.eoff} + 17'd8),
+      .cur_h_i       (jt_kh_q[g_cur][127:0]),
+      .out_valid_o   (g_valid),
+      .out_ready_i   (dq_wready),
+      .out_data_o    (g_data),
+      .out_keep_o    (g_keep),
+      .out_last_o    (g_last),
+      .out_slot_o    (g_slot),
+      .out_k_o       (g_k),
+      .hash_valid_o  (hash_we),
+      .hash_slot_o   (hash_slot),
+      .hash_o        (hash_data)
+    );
+  end else begin : gen_ghash_wide
+    slot_t h_slot;
+    rocesec_ghash_feed_wide #(
+      .LANES (LANES),
+      .SlotW (SlotW)
+    ) u_ghash_feed (
+      .clk_i         (clk_i),
+      .rst_ni        (rst_ni),
+      .in_valid_i    (s1_valid_q),
+      .in_ready_o    (s2_ready),
+      .in_data_i     (s1_data_q),
+      .in_keep_i     (s1_keep_q),
+      .in_last_i     (s1_last_q),
+      .in_slot_i     (s1_slot_q),
+      .in_k_i        (s1_k_q),
+      .in_active_i   (s1q_job.protect),
+      .in_ip_off_i   (s1q_job.ip_off),
+      .cur_slot_o    (g_cur),
+      .cur_mode_i    (g_job.mode),
+      .cur_ipv6_i    (g_job.ipv6),
+      .cur_ip_off_i  (g_job.ip_off),
+      .cur_udp_off_i (g_job.udp_off),
+      .cur_bth_off_i (g_job.bth_off),
+      .cur_cstart_i  ({9'h0, g_job.poff} + 17'd8),
+      .cur_cend_i    ({1'b0, g_job.eoff} + 17'd8),
+      .h_slot_o      (h_slot),
+      .h_i           (jt_kh_q[h_slot][127:0]),
+      .out_valid_o   (g_valid),
+      .out_ready_i   (dq_wready),
+      .out_data_o    (g_data),
+      .out_keep_o    (g_keep),
+      .out_last_o    (g_last),
+      .out_slot_o    (g_slot),
+      .out_k_o       (g_k),
+      .hash_valid_o  (hash_we),
+      .hash_slot_o   (hash_slot),
+      .hash_o        (hash_data)
+    );
+  end
 
   assign s1_ready = s2_ready;
 
@@ -538,15 +587,15 @@ module rocesec_protect_emit
   ///////////
 
   logic         s3_valid_q;
-  logic [127:0] s3_data_q;
-  logic [15:0]  s3_keep_q;
+  logic [KW-1:0] s3_data_q;
+  logic [B-1:0] s3_keep_q;
   logic         s3_last_q;
   slot_t        s3_slot_q;
   logic [11:0]  s3_k_q;
   logic         s3_can;            // S3 beat may move to S4
   logic         s3_go;             // S3 beat moves to S4
   logic         s4_ready;
-  logic [127:0] s3_out;
+  logic [KW-1:0] s3_out;
   /* verilator lint_off UNUSEDSIGNAL */
   rocesec_pkg::job_t         s3_job;
   /* verilator lint_on UNUSEDSIGNAL */
@@ -555,20 +604,21 @@ module rocesec_protect_emit
 
   always_comb begin
     logic [16:0]  icv0;
+    logic [16:0]  base;
     logic [17:0]  d;
-    logic [15:0]  m_in;
+    logic [B-1:0] m_in;
     logic [3:0]   ib;
     logic         overlap;
     logic [127:0] icv;
     icv0    = {1'b0, s3_job.eoff} + 17'd8;
     icv     = jt_hash_q[s3_slot_q] ^ jt_ekj0_q[s3_slot_q];
-    overlap = s3_job.protect && ({1'b0, s3_k_q, 4'h0} + 17'd16 > icv0) &&
-              ({1'b0, s3_k_q, 4'h0} < icv0 + 17'd16);
+    base    = 17'({5'h0, s3_k_q} << LB);
+    overlap = s3_job.protect && (base + 17'(B) > icv0) && (base < icv0 + 17'd16);
     // lanes [icv0, icv0 + 16) of the beat; ICV byte o - icv0 = (i - d) mod 16
-    d       = rocesec_pkg::lane_rel(icv0, {1'b0, s3_k_q, 4'h0});
-    m_in    = rocesec_pkg::lanes_ge(d) & ~rocesec_pkg::lanes_ge(d + 18'd16);
+    d       = rocesec_pkg::lane_rel(icv0, base);
+    m_in    = B'(rocesec_pkg::lanes_ge(d) & ~rocesec_pkg::lanes_ge(d + 18'd16));
     s3_out  = s3_data_q;
-    for (int i = 0; i < 16; i++) begin
+    for (int i = 0; i < B; i++) begin
       ib = 4'(i) - d[3:0];
       if (s3_job.protect && m_in[i]) s3_out[8*i +: 8] = icv[127 - 8*ib -: 8];
     end
@@ -581,7 +631,7 @@ module rocesec_protect_emit
 
   // Delay FIFO S2 -> S3: lets S1/S2 run ahead while a beat waits for its ICV, so that in a
   // stream the tag of a frame is ready by the time its ICV beat reaches S3.
-  localparam int unsigned DqW = 128 + 16 + 1 + SlotW + 12;
+  localparam int unsigned DqW = KW + B + 1 + SlotW + 12;
   logic           dq_rvalid;
   logic [DqW-1:0] dq_rdata;
   logic [$clog2(DlyBeats):0] unused_dq_count;
@@ -620,8 +670,8 @@ module rocesec_protect_emit
   ////////////
 
   logic         s4_valid;
-  logic [127:0] s4_out;
-  logic [15:0]  s4_keep;
+  logic [KW-1:0] s4_out;
+  logic [B-1:0] s4_keep;
   logic         s4_last;
   slot_t        s4_slot;
   slot_t        s4_cur;
@@ -636,6 +686,7 @@ module rocesec_protect_emit
   assign s3_in_job = jt_q[s3_slot_q];
 
   rocesec_icrc_patch #(
+    .LANES (LANES),
     .SlotW (SlotW)
   ) u_icrc_patch (
     .clk_i          (clk_i),

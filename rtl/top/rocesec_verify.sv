@@ -6,7 +6,7 @@
 //
 // Data format
 // -----------
-// AXI4-Stream, one Ethernet II frame (no FCS) per packet, LANES = 1: 16-byte beats, tdata byte i
+// AXI4-Stream, one Ethernet II frame (no FCS) per packet, beats of 16·LANES bytes, tdata byte i
 // (bits [8i+7:8i]) is the i-th byte on the wire, tkeep bit i marks it, contiguous from byte 0.
 // Input format: docs/wire-format.md §1 (SecHdr §3, AAD §4, IV §5, key §6, receive checks §7)
 // with GCM per NIST SP 800-38D and the ICRC per IBTA Vol 1 Annex A17.8. Output: the plain frame
@@ -34,7 +34,7 @@
 
 module rocesec_verify
 #(
-  parameter int unsigned LANES      = 1,    // 128-bit blocks per beat (1 supported)
+  parameter int unsigned LANES      = 1,    // 128-bit blocks per beat (1, 2 or 4)
   parameter int unsigned FifoBeats  = 512,  // packet FIFO depth (beats)
   parameter int unsigned NumQps     = 128,  // RX QP state entries (epoch, replay window, WRITE key)
   parameter int unsigned FrameBeats = 512   // output frame FIFO depth (beats, 2^n)
@@ -68,13 +68,20 @@ module rocesec_verify
   output logic                       kdf_busy_o
 );
 
-  if (LANES != 1) begin : gen_param_check
-    $error("rocesec_verify: only LANES = 1 is implemented (instance %m)");
+  if (LANES != 1 && LANES != 2 && LANES != 4) begin : gen_param_check
+    $error("rocesec_verify: LANES must be 1, 2 or 4 (instance %m)");
   end
 
   localparam int unsigned DescW    = roce_parse_pkg::DescBits;
   localparam int unsigned VqDepth  = 8;   // frames decided, verdict pending
-  localparam int unsigned FinDepth = 16;  // final descriptors queued (>= VqDepth + 2)
+  localparam int unsigned FinDepth = 16;  // final descriptors queued (>= VqDepth + DqInFlight)
+  // A frame's pulses reach a queue's count 4 cycles after its last beat is accepted (parse 3 +
+  // write 1), so up to DqInFlight frames are accepted that the count does not show yet: 2 with
+  // the 16-byte beats of LANES = 1 (a frame has 4 or more), 4 when a frame can be a single
+  // beat. Room is kept for them (a queue write is never refused).
+  localparam int unsigned DqInFlight = (LANES > 1) ? 4 : 2;
+  localparam int unsigned HqDepth    = (LANES > 1) ? 8 : 4;
+  localparam int unsigned HqCntW     = $clog2(HqDepth) + 1;
 
 `ifdef VERILATOR
   if ($bits(roce_parse_pkg::roce_desc_t) != roce_parse_pkg::DescBits ||
@@ -96,12 +103,12 @@ module rocesec_verify
   assign fire            = s_axis_tvalid_i && s_axis_tready_o;
 
   logic         in_valid, in_ready, in_last;
-  logic [127:0] in_data;
-  logic [15:0]  in_keep;
+  logic [128*LANES-1:0] in_data;
+  logic [16*LANES-1:0]  in_keep;
   logic [$clog2(FifoBeats):0] unused_fifo_count;
 
   common_fifo_ram #(  // block RAM, same cycle behaviour as common_fifo_sync
-    .Width (128 + 16 + 1),
+    .Width (144 * LANES + 1),
     .Depth (FifoBeats)
   ) u_pkt_fifo (
     .clk_i    (clk_i),
@@ -138,10 +145,10 @@ module rocesec_verify
     .desc_o          (p_desc)
   );
 
-  // Descriptor queues: at most two frames' pulses are in flight behind s_axis_tready_o.
+  // Descriptor queues (see DqInFlight).
   logic            hq_valid, hq_ready;
   logic [HdrW-1:0] hq_data;
-  logic [2:0]      hq_count;
+  logic [HqCntW-1:0] hq_count;
   logic            fq_valid, fq_ready;
   logic [2:0]      fq_data;
   logic [4:0]      fq_count;
@@ -149,11 +156,12 @@ module rocesec_verify
 
   // The fin queue also holds the descriptors of frames decided but waiting for their verdict
   // (up to VqDepth in the key stage).
-  assign hq_room = (hq_count < 3'd2) && (fq_count < 5'(FinDepth - 2));
+  assign hq_room = (hq_count < HqCntW'(HqDepth - DqInFlight)) &&
+                   (fq_count < 5'(FinDepth - DqInFlight));
 
   common_fifo_sync #(
     .Width (HdrW),
-    .Depth (4)
+    .Depth (HqDepth)
   ) u_hdr_q (
     .clk_i    (clk_i),
     .rst_ni   (rst_ni),
@@ -247,6 +255,7 @@ module rocesec_verify
   //////////
 
   rocesec_verify_emit #(
+    .LANES      (LANES),
     .FrameBeats (FrameBeats)
   ) u_emit (
     .clk_i           (clk_i),

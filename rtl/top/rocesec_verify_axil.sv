@@ -17,7 +17,7 @@
 
 module rocesec_verify_axil
 #(
-  parameter int unsigned LANES     = 1,    // 128-bit blocks per beat (1 supported)
+  parameter int unsigned LANES     = 1,    // 128-bit blocks per beat (1, 2 or 4)
   parameter int unsigned FifoBeats = 512,  // packet FIFO depth (beats)
   parameter int unsigned NumQps    = 128   // RX QP state entries
 ) (

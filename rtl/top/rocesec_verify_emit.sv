@@ -6,7 +6,7 @@
 //
 // Data format
 // -----------
-// Beats are 16 bytes (LANES = 1), byte i of tdata in bits [8i+7:8i], tkeep contiguous. Each
+// Beats are B = 16·LANES bytes, byte i of tdata in bits [8i+7:8i], tkeep contiguous. Each
 // frame arrives from the packet FIFO with a job_t from the key stage (same order). For a
 // processed (job.protect = 1) protected frame of length L (offsets of the protected input:
 // H = job.hoff SecHdr, P = job.poff payload, E = job.eoff ICV), the plain frame leaves as
@@ -26,8 +26,9 @@
 //       and beat index; a frame enters once its job is written); ICV bytes are captured from its
 //       output into the job table.
 //   delay FIFO (DlyBeats).
-//   S1  strip/splice: a 3-beat input window, output beat m from input beats m .. m+2 (shifts 8
-//       and 24 are constants), keystream XOR (blocks rotated by (P - 8) mod 16, rocesec_ctr).
+//   S1  strip/splice: an input window of 1 + ceil(24 / B) beats, output beat m from input beats
+//       m .. m + ceil(24 / B) (shifts 8 and 24 are constants), keystream XOR (words of LANES
+//       blocks rotated by (P - 8) mod B, rocesec_ctr).
 //   S4  rocesec_icrc_patch: ICRC regenerated; the last beat waits for the final verdict.
 //   S5  output frame FIFO (FrameBeats): cut-through commits every beat as written; in
 //       store-and-forward (saf_i, sampled per frame) a frame is committed on a good verdict and
@@ -43,9 +44,10 @@
 
 module rocesec_verify_emit
 #(
+  parameter int unsigned LANES      = 1,    // 128-bit blocks per beat (1, 2 or 4)
   parameter int unsigned NumJobs    = 8,    // frames in flight (2^n)
-  parameter int unsigned KsDepth    = 64,   // keystream buffer (blocks)
-  parameter int unsigned DlyBeats   = 8,    // delay FIFO between GHASH feed and splice
+  parameter int unsigned KsDepth    = 64,   // keystream buffer (words of LANES blocks)
+  parameter int unsigned DlyBeats   = (LANES > 1) ? 16 : 8,  // delay FIFO, GHASH feed -> splice
   parameter int unsigned FrameBeats = 512   // output frame FIFO (beats, 2^n)
 ) (
   input  wire logic          clk_i,
@@ -71,13 +73,13 @@ module rocesec_verify_emit
   // Frames from the packet FIFO
   input  wire logic          in_valid_i,
   output logic               in_ready_o,
-  input  wire logic [127:0]  in_data_i,
-  input  wire logic [15:0]   in_keep_i,
+  input  wire logic [128*LANES-1:0] in_data_i,
+  input  wire logic [16*LANES-1:0]  in_keep_i,
   input  wire logic          in_last_i,
 
   // AXI4-Stream output
-  output logic [127:0]       m_axis_tdata_o,
-  output logic [15:0]        m_axis_tkeep_o,
+  output logic [128*LANES-1:0] m_axis_tdata_o,
+  output logic [16*LANES-1:0]  m_axis_tkeep_o,
   output logic               m_axis_tlast_o,
   output logic [7:0]         m_axis_tuser_o,
   output logic               m_axis_tvalid_o,
@@ -89,6 +91,10 @@ module rocesec_verify_emit
 
   localparam int unsigned SlotW = $clog2(NumJobs);
   localparam int unsigned FAW   = $clog2(FrameBeats);
+  localparam int unsigned B     = 16 * LANES;        // bytes per beat
+  localparam int unsigned LB    = $clog2(B);
+  localparam int unsigned NPrev = (24 + B - 1) / B;  // input beats of look-ahead in S1
+  localparam int unsigned KW    = 128 * LANES;       // beat / keystream word width
 
   typedef logic [SlotW-1:0] slot_t;
 
@@ -213,13 +219,16 @@ module rocesec_verify_emit
     pl = j.eoff - {8'h0, j.poff};
     nks_of = (j.protect && j.mode == rocesec_pkg::ModeAead) ? ((pl + 16'd15) >> 4) : 16'd0;
   endfunction
+  function automatic logic [15:0] nw_of(rocesec_pkg::job_t j);  // keystream words of a job
+    nw_of = 16'((32'(nks_of(j)) + 32'(LANES) - 32'd1) / 32'(LANES));
+  endfunction
   /* verilator lint_on UNUSEDSIGNAL */
 
-  function automatic logic [4:0] popcount16(logic [15:0] k);
-    logic [4:0] n;
+  function automatic logic [LB:0] popcount(logic [B-1:0] k);
+    logic [LB:0] n;
     n = '0;
-    for (int i = 0; i < 16; i++) n = n + {4'h0, k[i]};
-    popcount16 = n;
+    for (int i = 0; i < B; i++) n = n + (LB+1)'(k[i]);
+    popcount = n;
   endfunction
 
   ////////////////////////////////
@@ -228,7 +237,7 @@ module rocesec_verify_emit
 
   logic              ks_pop;
   logic              ks_valid;
-  logic [127:0]      ks_head;
+  logic [KW-1:0]     ks_head;
   /* verilator lint_off UNUSEDSIGNAL */
   rocesec_pkg::job_t ctr_job;
   /* verilator lint_on UNUSEDSIGNAL */
@@ -239,6 +248,7 @@ module rocesec_verify_emit
   end
 
   rocesec_ctr #(
+    .LANES   (LANES),
     .NumJobs (NumJobs),
     .KsDepth (KsDepth)
   ) u_ctr (
@@ -272,8 +282,8 @@ module rocesec_verify_emit
   /* verilator lint_on UNUSEDSIGNAL */
   slot_t        g_cur;
   logic         g_valid;
-  logic [127:0] g_data;
-  logic [15:0]  g_keep;
+  logic [KW-1:0] g_data;
+  logic [B-1:0] g_keep;
   logic         g_last;
   slot_t        g_slot;
   logic [11:0]  g_k;
@@ -308,46 +318,83 @@ module rocesec_verify_emit
     end
   end
 
-  always_comb begin
-    g_job   = jt_q[g_cur];
-    g_job.h = jt_kh_q[g_cur][127:0];
-  end
+  assign g_job = jt_q[g_cur];
 
   // Input frame coordinates: AAD from ip_off, ciphertext [P, E).
-  rocesec_ghash_feed #(
-    .SlotW (SlotW)
-  ) u_ghash_feed (
-    .clk_i         (clk_i),
-    .rst_ni        (rst_ni),
-    .in_valid_i    (g0_valid),
-    .in_ready_o    (g0_ready),
-    .in_data_i     (in_data_i),
-    .in_keep_i     (in_keep_i),
-    .in_last_i     (in_last_i),
-    .in_slot_i     (g_ptr_q),
-    .in_k_i        (g0_k_q),
-    .in_active_i   (g0_job.protect),
-    .in_ip_off_i   (g0_job.ip_off),
-    .cur_slot_o    (g_cur),
-    .cur_mode_i    (g_job.mode),
-    .cur_ipv6_i    (g_job.ipv6),
-    .cur_ip_off_i  (g_job.ip_off),
-    .cur_udp_off_i (g_job.udp_off),
-    .cur_bth_off_i (g_job.bth_off),
-    .cur_cstart_i  ({9'h0, g_job.poff}),
-    .cur_cend_i    ({1'b0, g_job.eoff}),
-    .cur_h_i       (g_job.h),
-    .out_valid_o   (g_valid),
-    .out_ready_i   (dq_wready),
-    .out_data_o    (g_data),
-    .out_keep_o    (g_keep),
-    .out_last_o    (g_last),
-    .out_slot_o    (g_slot),
-    .out_k_o       (g_k),
-    .hash_valid_o  (hash_we),
-    .hash_slot_o   (hash_slot),
-    .hash_o        (hash_data)
-  );
+  if (LANES == 1) begin : gen_ghash_1
+    rocesec_ghash_feed #(
+      .SlotW (SlotW)
+    ) u_ghash_feed (
+      .clk_i         (clk_i),
+      .rst_ni        (rst_ni),
+      .in_valid_i    (g0_valid),
+      .in_ready_o    (g0_ready),
+      .in_data_i     (in_data_i),
+      .in_keep_i     (in_keep_i),
+      .in_last_i     (in_last_i),
+      .in_slot_i     (g_ptr_q),
+      .in_k_i        (g0_k_q),
+      .in_active_i   (g0_job.protect),
+      .in_ip_off_i   (g0_job.ip_off),
+      .cur_slot_o    (g_cur),
+      .cur_mode_i    (g_job.mode),
+      .cur_ipv6_i    (g_job.ipv6),
+      .cur_ip_off_i  (g_job.ip_off),
+      .cur_udp_off_i (g_job.udp_off),
+      .cur_bth_off_i (g_job.bth_off),
+      .cur_cstart_i  ({9'h0, g_job.poff}),
+      .cur_cend_i    ({1'b0, g_job.eoff}),
+      .cur_h_i       (jt_kh_q[g_cur][127:0]),
+      .out_valid_o   (g_valid),
+      .out_ready_i   (dq_wready),
+      .out_data_o    (g_data),
+      .out_keep_o    (g_keep),
+      .out_last_o    (g_last),
+      .out_slot_o    (g_slot),
+      .out_k_o       (g_k),
+      .hash_valid_o  (hash_we),
+      .hash_slot_o   (hash_slot),
+      .hash_o        (hash_data)
+    );
+  end else begin : gen_ghash_wide
+    slot_t h_slot;
+    rocesec_ghash_feed_wide #(
+      .LANES (LANES),
+      .SlotW (SlotW)
+    ) u_ghash_feed (
+      .clk_i         (clk_i),
+      .rst_ni        (rst_ni),
+      .in_valid_i    (g0_valid),
+      .in_ready_o    (g0_ready),
+      .in_data_i     (in_data_i),
+      .in_keep_i     (in_keep_i),
+      .in_last_i     (in_last_i),
+      .in_slot_i     (g_ptr_q),
+      .in_k_i        (g0_k_q),
+      .in_active_i   (g0_job.protect),
+      .in_ip_off_i   (g0_job.ip_off),
+      .cur_slot_o    (g_cur),
+      .cur_mode_i    (g_job.mode),
+      .cur_ipv6_i    (g_job.ipv6),
+      .cur_ip_off_i  (g_job.ip_off),
+      .cur_udp_off_i (g_job.udp_off),
+      .cur_bth_off_i (g_job.bth_off),
+      .cur_cstart_i  ({9'h0, g_job.poff}),
+      .cur_cend_i    ({1'b0, g_job.eoff}),
+      .h_slot_o      (h_slot),
+      .h_i           (jt_kh_q[h_slot][127:0]),
+      .out_valid_o   (g_valid),
+      .out_ready_i   (dq_wready),
+      .out_data_o    (g_data),
+      .out_keep_o    (g_keep),
+      .out_last_o    (g_last),
+      .out_slot_o    (g_slot),
+      .out_k_o       (g_k),
+      .hash_valid_o  (hash_we),
+      .hash_slot_o   (hash_slot),
+      .hash_o        (hash_data)
+    );
+  end
 
   // ICV capture (bytes [E, E + 16) of the input) and frame length, as beats leave G.
   logic [16:0] go_len_q;        // bytes of the current frame before this beat
@@ -361,19 +408,19 @@ module rocesec_verify_emit
     icv_slot  = g_slot;
     icv_we    = g_valid;
     icv_wdata = jt_icv_q[g_slot];
-    for (int i = 0; i < 16; i++) begin
-      o = {1'b0, g_k, 4'h0} + 17'(i);
+    for (int i = 0; i < B; i++) begin
+      o = 17'({5'h0, g_k} << LB) + 17'(i);
       if (o >= e && o < e + 17'd16 && g_keep[i]) icv_wdata[127 - 8*(o - e) -: 8] = g_data[8*i +: 8];
     end
     gend_we  = g_valid && g_last;
-    gend_len = ((g_k == 12'd0) ? 17'd0 : go_len_q) + 17'(popcount16(g_keep));
+    gend_len = ((g_k == 12'd0) ? 17'd0 : go_len_q) + 17'(popcount(g_keep));
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       go_len_q <= '0;
     end else if (g_valid) begin
-      go_len_q <= g_last ? 17'd0 : ((g_k == 12'd0) ? 17'd0 : go_len_q) + 17'(popcount16(g_keep));
+      go_len_q <= g_last ? 17'd0 : ((g_k == 12'd0) ? 17'd0 : go_len_q) + 17'(popcount(g_keep));
     end
   end
 
@@ -425,11 +472,11 @@ module rocesec_verify_emit
   // Delay FIFO  //
   /////////////////
 
-  localparam int unsigned DqW = 128 + 16 + 1 + SlotW + 12;
+  localparam int unsigned DqW = KW + B + 1 + SlotW + 12;
   logic           dq_rvalid, dq_rready;
   logic [DqW-1:0] dq_rdata;
-  logic [127:0]   d_data;
-  logic [15:0]    d_keep;
+  logic [KW-1:0]  d_data;
+  logic [B-1:0]   d_keep;
   logic           d_last;
   slot_t          d_slot;
   logic [11:0]    unused_d_k;
@@ -457,8 +504,8 @@ module rocesec_verify_emit
   ///////////////
 
   logic         s1_valid_q;
-  logic [127:0] s1_data_q;
-  logic [15:0]  s1_keep_q;
+  logic [KW-1:0] s1_data_q;
+  logic [B-1:0] s1_keep_q;
   logic         s1_last_q;
   slot_t        s1_slot_q;
   logic [11:0]  s1_k_q;
@@ -472,15 +519,15 @@ module rocesec_verify_emit
   logic [12:0]  sp_n_q;             // steps (input beats consumed, incl. zero steps)
   logic         sp_in_done_q;
   logic [15:0]  sp_in_len_q;
-  logic [127:0] sp_prev1_q, sp_prev2_q;
-  logic [127:0] sp_ks_prev_q;
+  logic [KW-1:0] sp_prev_q [NPrev]; // input beats n-1 .. n-NPrev
+  logic [KW-1:0] sp_ks_prev_q;
   logic [15:0]  sp_ks_used_q;
   logic         sp_drain_q;
   logic         sp_step;            // one step this cycle
   logic         sp_take;            // consume an input beat this cycle
   logic         sp_emit;            // produce an output beat this cycle
-  logic [127:0] sp_data;
-  logic [15:0]  sp_keep;
+  logic [KW-1:0] sp_data;
+  logic [B-1:0] sp_keep;
   logic         sp_last;
   logic         sp_ks_pop;
   logic         sp_pass;            // unchanged frame
@@ -493,16 +540,16 @@ module rocesec_verify_emit
   assign sp_pass = !sp_job.protect;
 
   always_comb begin
-    logic [127:0] cur;
-    logic [383:0] win;       // {cur, prev1, prev2}: byte b = input offset 16 m + b
+    logic [KW-1:0] cur;
+    logic [(NPrev+1)*KW-1:0] win;  // {cur, prev[0], ..}: byte b = input offset B m + b
     logic [16:0]  hend, eend, crc_end;
     logic [16:0]  pstart;
     logic signed [17:0] olen;
     logic signed [17:0] obase;
     logic [11:0]  pbeat;
     logic         need_ks;
-    logic [3:0]   c;
-    logic [255:0] ksw;       // {ks_cur, ks_prev}
+    logic [LB-1:0] c;
+    logic [2*KW-1:0] ksw;    // {ks_cur, ks_prev}, little-endian keystream bytes
     logic [15:0]  nks;
     logic signed [13:0] mk;
     logic [7:0]   b;
@@ -510,8 +557,8 @@ module rocesec_verify_emit
     logic         have_in;
     logic         done_now;
     logic [16:0]  ob17;
-    logic [15:0]  m_hend, m_eend, m_crc, m_p;
-    logic [127:0] hp;
+    logic [B-1:0] m_hend, m_eend, m_crc, m_p;
+    logic [KW-1:0] hp;
 
     b         = '0;
     ob17      = '0;
@@ -528,28 +575,27 @@ module rocesec_verify_emit
     sp_keep   = '0;
     sp_last   = 1'b0;
     sp_ks_pop = 1'b0;
-    sp_m      = sp_n_q[11:0] - 12'd2;
+    sp_m      = sp_n_q[11:0] - 12'(NPrev);
 
     have_in  = dq_rvalid && !sp_in_done_q;
-    cur      = sp_in_done_q ? 128'h0 : d_data;
-    win      = {cur, sp_prev1_q, sp_prev2_q};
+    cur      = sp_in_done_q ? '0 : d_data;
+    win[NPrev*KW +: KW] = cur;
+    for (int j = 0; j < NPrev; j++) win[(NPrev-1-j)*KW +: KW] = sp_prev_q[j];
     hend     = {9'h0, sp_job.hoff};
     eend     = {1'b0, sp_job.eoff} - 17'd8;
     crc_end  = {1'b0, sp_job.eoff} - 17'd4;
     pstart   = {9'h0, sp_job.poff} - 17'd8;
-    c        = pstart[3:0];
-    pbeat    = 12'(pstart >> 4);
+    c        = pstart[LB-1:0];
+    pbeat    = 12'(pstart >> LB);
     mk       = $signed({2'b00, sp_m}) - $signed({2'b00, pbeat});
-    nks      = nks_of(sp_job);
-    need_ks  = (sp_n_q >= 13'd2) && (mk >= 0) && (16'(mk) < nks);
-    for (int j = 0; j < 16; j++) begin  // little-endian view: keystream byte order b0..b15
-      ksw[8*j +: 8]        = sp_ks_prev_q[127 - 8*j -: 8];
-      ksw[8*(j + 16) +: 8] = ks_head[127 - 8*j -: 8];
+    nks      = nw_of(sp_job);
+    need_ks  = (sp_n_q >= 13'(NPrev)) && (mk >= 0) && (16'(mk) < nks);
+    for (int j = 0; j < B; j++) begin  // little-endian view: keystream byte order b0, b1, ..
+      ksw[8*j +: 8]       = sp_ks_prev_q[128*(j/16) + 127 - 8*(j%16) -: 8];
+      ksw[8*(j + B) +: 8] = ks_head[128*(j/16) + 127 - 8*(j%16) -: 8];
     end
     len_now = sp_in_len_q;
-    if (!sp_in_done_q) begin
-      for (int i = 0; i < 16; i++) len_now = len_now + {15'h0, d_keep[i]};
-    end
+    if (!sp_in_done_q) len_now = len_now + 16'(popcount(d_keep));
     done_now = sp_in_done_q || (have_in && d_last);
     olen     = $signed({2'b00, len_now}) - 18'sd24;
 
@@ -564,26 +610,27 @@ module rocesec_verify_emit
       sp_take = sp_emit;
       sp_step = sp_emit;
     end else if (sp_active_q || dq_rvalid) begin
-      sp_step   = (sp_n_q < 13'd2) ? (have_in || sp_in_done_q)
+      sp_step   = (sp_n_q < 13'(NPrev)) ? (have_in || sp_in_done_q)
                                    : (s1_ready && (sp_in_done_q || dq_rvalid) && (!need_ks || ks_valid));
       sp_take   = sp_step && !sp_in_done_q;
-      sp_emit   = sp_step && (sp_n_q >= 13'd2);
+      sp_emit   = sp_step && (sp_n_q >= 13'(NPrev));
       sp_ks_pop = sp_emit && need_ks;
-      // lane masks of the beat at output offset 16·m (rocesec_pkg::lane_rel / lanes_ge)
-      ob17   = {1'b0, sp_m, 4'h0};
-      m_hend = rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(hend, ob17));
-      m_eend = rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(eend, ob17));
-      m_crc  = rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(crc_end, ob17));
-      m_p    = rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(pstart, ob17));
-      hp     = rocesec_pkg::hdr_beat(sp_job, ob17, win[127:0], 4'h0);  // in[o] for o < hoff
-      for (int i = 0; i < 16; i++) begin
+      // lane masks of the beat at output offset B·m (rocesec_pkg::lane_rel / lanes_ge)
+      ob17   = 17'({5'h0, sp_m} << LB);
+      m_hend = B'(rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(hend, ob17)));
+      m_eend = B'(rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(eend, ob17)));
+      m_crc  = B'(rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(crc_end, ob17)));
+      m_p    = B'(rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(pstart, ob17)));
+      hp     = KW'(rocesec_pkg::hdr_beat(sp_job, ob17, (8*rocesec_pkg::MaxBeatBytes)'(win[KW-1:0]),
+                                        4'h0));  // in[o] for o < hoff
+      for (int i = 0; i < B; i++) begin
         if (!m_hend[i]) begin
           b = hp[8*i +: 8];
         end else if (!m_eend[i]) begin
           b = win[8*(i + 8) +: 8];
           if (sp_job.mode == rocesec_pkg::ModeAead && m_p[i]) begin
             // keystream byte o - pstart: from ks_head for i >= c, from ks_prev for i < c
-            b = b ^ ksw[8*(32'(i) + 16 - 32'(c)) +: 8];
+            b = b ^ ksw[8*(32'(i) + B - 32'(c)) +: 8];
           end
         end else if (!m_crc[i]) begin
           b = 8'h00;
@@ -592,13 +639,13 @@ module rocesec_verify_emit
         end
         sp_data[8*i +: 8] = b;
       end
-      obase = $signed({2'b00, sp_m, 4'h0});
-      if (done_now && obase + 18'sd16 >= olen) begin
+      obase = $signed({1'b0, ob17});
+      if (done_now && obase + $signed(18'(B)) >= olen) begin
         sp_last = 1'b1;
-        for (int i = 0; i < 16; i++) sp_keep[i] = (obase + $signed(18'(i)) < olen);
-        if (sp_keep == 16'h0) sp_keep = 16'h0001;
+        for (int i = 0; i < B; i++) sp_keep[i] = (obase + $signed(18'(i)) < olen);
+        if (sp_keep == '0) sp_keep = B'(1);
       end else begin
-        sp_keep = 16'hFFFF;
+        sp_keep = '1;
       end
     end
   end
@@ -607,7 +654,7 @@ module rocesec_verify_emit
   assign ks_pop    = sp_ks_pop;
 
   logic sp_drain_need;
-  assign sp_drain_need = !sp_pass && (sp_ks_used_q + 16'(sp_ks_pop) < nks_of(sp_job));
+  assign sp_drain_need = !sp_pass && (sp_ks_used_q + 16'(sp_ks_pop) < nw_of(sp_job));
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -616,8 +663,7 @@ module rocesec_verify_emit
       sp_n_q       <= '0;
       sp_in_done_q <= 1'b0;
       sp_in_len_q  <= '0;
-      sp_prev1_q   <= '0;
-      sp_prev2_q   <= '0;
+      for (int j = 0; j < NPrev; j++) sp_prev_q[j] <= '0;
       sp_ks_prev_q <= '0;
       sp_ks_used_q <= '0;
       sp_drain_q   <= 1'b0;
@@ -625,7 +671,7 @@ module rocesec_verify_emit
       if (sp_drain_q) begin
         if (ks_valid) begin
           sp_ks_used_q <= sp_ks_used_q + 16'd1;
-          if (sp_ks_used_q + 16'd1 >= nks_of(sp_job)) begin
+          if (sp_ks_used_q + 16'd1 >= nw_of(sp_job)) begin
             sp_drain_q  <= 1'b0;
             sp_active_q <= 1'b0;
           end
@@ -636,22 +682,21 @@ module rocesec_verify_emit
           sp_slot_q    <= d_slot;
         end
         sp_n_q     <= sp_n_q + 13'd1;
-        sp_prev2_q <= sp_prev1_q;
-        sp_prev1_q <= sp_in_done_q ? 128'h0 : d_data;
+        for (int j = NPrev - 1; j > 0; j--) sp_prev_q[j] <= sp_prev_q[j-1];
+        sp_prev_q[0] <= sp_in_done_q ? '0 : d_data;
         if (sp_ks_pop) begin
           sp_ks_prev_q <= ks_head;
           sp_ks_used_q <= sp_ks_used_q + 16'd1;
         end
         if (sp_take) begin
-          sp_in_len_q <= sp_in_len_q + 16'(popcount16(d_keep));
+          sp_in_len_q <= sp_in_len_q + 16'(popcount(d_keep));
           if (d_last) sp_in_done_q <= 1'b1;
         end
         if (sp_emit && sp_last) begin
           sp_n_q       <= '0;
           sp_in_done_q <= 1'b0;
           sp_in_len_q  <= '0;
-          sp_prev1_q   <= '0;
-          sp_prev2_q   <= '0;
+          for (int j = 0; j < NPrev; j++) sp_prev_q[j] <= '0;
           if (sp_drain_need) begin
             // A frame shorter than its IP length leaves keystream blocks of its job behind.
             sp_drain_q <= 1'b1;
@@ -690,8 +735,8 @@ module rocesec_verify_emit
   ////////////
 
   logic         s4_valid;
-  logic [127:0] s4_out;
-  logic [15:0]  s4_keep;
+  logic [KW-1:0] s4_out;
+  logic [B-1:0] s4_keep;
   logic         s4_last;
   slot_t        s4_slot;
   slot_t        s4_cur;
@@ -705,6 +750,7 @@ module rocesec_verify_emit
   assign s1q_job = jt_q[s1_slot_q];
 
   rocesec_icrc_patch #(
+    .LANES (LANES),
     .SlotW (SlotW)
   ) u_icrc_patch (
     .clk_i          (clk_i),
@@ -740,7 +786,7 @@ module rocesec_verify_emit
   // S5 output frame FIFO      //
   //////////////////////////////
 
-  localparam int unsigned FW = 128 + 16 + 1 + 8;
+  localparam int unsigned FW = KW + B + 1 + 8;
 
   logic [FW-1:0] fo_mem [FrameBeats];
   logic [FAW:0]  fo_wr_q, fo_cm_q, fo_rd_q;

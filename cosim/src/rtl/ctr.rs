@@ -118,11 +118,7 @@ impl Ctr {
         let mut popped = vec![0usize; jobs.len()];
         let mut pop_job = 0usize; // job whose keystream words are next in the FIFO
         let mut first_pop: Option<u64> = None;
-        let limit: u64 = jobs
-            .iter()
-            .map(|j| 200 + 4 * u64::from(j.nks))
-            .sum::<u64>()
-            + 1000;
+        let limit: u64 = jobs.iter().map(|j| 200 + 4 * u64::from(j.nks)).sum::<u64>() + 1000;
         let complete = |i: usize, visit: usize, e: &[bool], p: &[usize]| -> bool {
             visit > i && (!jobs[i].active || (e[i] && p[i] == words_of(&jobs[i])))
         };

@@ -141,9 +141,11 @@ models! {
     RocesecGhashFeedWide4 => "rocesec_ghash_feed_wide_4",
     RocesecProtect1 => "rocesec_protect_1",
     RocesecProtect1Fault => "rocesec_protect_1_fault",
+    RocesecProtect4 => "rocesec_protect_4",
     RocesecProtect1Trace => "rocesec_protect_1_trace",
     RocesecVerify1 => "rocesec_verify_1",
     RocesecVerify1Fault => "rocesec_verify_1_fault",
+    RocesecVerify4 => "rocesec_verify_4",
     RocesecVerify1Trace => "rocesec_verify_1_trace",
 }
 

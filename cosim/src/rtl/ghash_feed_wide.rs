@@ -196,7 +196,10 @@ impl GhashFeedWide {
             if out_frame == frames.len() && r.hashes.len() == n_hash {
                 break;
             }
-            assert!(self.sim.cycles() - start < limit, "rocesec_ghash_feed_wide hangs");
+            assert!(
+                self.sim.cycles() - start < limit,
+                "rocesec_ghash_feed_wide hangs"
+            );
             // job-table reads for the registered beat and the packer head
             let cs = self.sim.get_u64(p.cur_slot) as usize;
             let cf = slots[cs].map(|u| &frames[u.frame]);

@@ -47,7 +47,10 @@ impl RocesecVerify {
         assert!(
             matches!(
                 top,
-                Top::RocesecVerify1 | Top::RocesecVerify1Fault | Top::RocesecVerify1Trace
+                Top::RocesecVerify1
+                    | Top::RocesecVerify1Fault
+                    | Top::RocesecVerify1Trace
+                    | Top::RocesecVerify4
             ),
             "{} is not a rocesec_verify variant",
             top.name()
