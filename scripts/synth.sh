@@ -7,7 +7,8 @@
 # usage: scripts/synth.sh [--pnr] [target ...]      (default: all targets, yosys only)
 #   --pnr    also place and route with nextpnr-ecp5 (--85k CABGA381 speed 6, 100 MHz target)
 #   --doc    only regenerate docs/synthesis.md from syn/results/
-#   --collect  re-parse existing nextpnr logs (.cache/syn/*.pnr.log) into syn/results/, then --doc
+#   --collect  re-parse existing nextpnr logs (.cache/syn/*.pnr.log) into syn/results/ (all, or the
+#              targets named), then --doc
 #   --check  CI check only: every target is read, elaborated (hierarchy -check), proc'd and
 #            checked (check -assert) with no latch inferred; no synth_ecp5, no doc change
 # Targets are listed in TARGETS below. Each is synthesized behind its pin wrapper syn/<top>.sv.
@@ -102,7 +103,11 @@ collect_pnr() {
   local tag=$1 log=$OUT/$1.pnr.log fmax comb cap crit
   [ -f "$log" ] || return 0
   # (no match is normal for an unfinished or failed run: || true keeps set -e/pipefail quiet)
-  fmax=$(grep -E "Max frequency for clock" "$log" | tail -1 | sed -E 's/.*: ([0-9.]+) MHz.*/\1/' || true)
+  # Fmax and the critical path only from the report after routing: nextpnr also prints a
+  # placement-time estimate, which is not an Fmax.
+  fmax=$(awk '/Routing complete/ { r = 1 } r && /Max frequency for clock/ { f = $0 } END { print f }' \
+         "$log" | sed -E 's/.*: ([0-9.]+) MHz.*/\1/' || true)
+  grep -q "Routing complete" "$log" || fmax="not routed"
   comb=$(grep -E "TRELLIS_COMB:" "$log" | tail -1 | sed -E 's/.*TRELLIS_COMB: *([0-9]+)\/.*/\1/' || true)
   # placement impossible (over the device): no Fmax, say so
   cap=$(grep -E "TRELLIS_COMB:" "$log" | tail -1 | sed -E 's/.*TRELLIS_COMB: *[0-9]+\/ *([0-9]+).*/\1/' || true)
@@ -112,14 +117,15 @@ collect_pnr() {
   fi
   # Critical path of the clock domain: source -> sink, logic cells, logic/routing split.
   crit=$(awk '
-    /Critical path report for clock/ { p = 1; s = ""; e = ""; n = 0; next }
+    /Routing complete/ { r = 1 }
+    r && /Critical path report for clock/ { p = 1; s = ""; e = ""; n = 0; next }
     /Critical path report for cross/ { p = 0 }
     p && $2 == "logic" { n++ }
     p && /Source / && s == "" { s = $NF }
     p && /Sink / { e = $NF }
     p && /ns logic,/ { t = $2 " ns logic + " $5 " ns routing"; p = 0 }
     END { print s " -> " e " (" n " logic cells; " t ")" }' "$log" | tr -d "'$")
-  grep -q "Critical path report for clock" "$log" || crit="n/a"
+  grep -q "Routing complete" "$log" || crit="n/a"
   sed -i -E '/^(fmax_mhz|pnr_comb|crit_path)=/d' "$RES/$tag.txt"
   {
     echo "fmax_mhz=${fmax:-n/a}"
@@ -195,7 +201,8 @@ write_doc() {
     echo "pin wrapper in \`syn/\` (serial shift-in of the wide inputs, XOR-folded registered outputs), so"
     echo "a few hundred FFs and LUTs of each row belong to the wrapper. LUT4 counts include 2 per CCU2C"
     echo "carry cell. Fmax is nextpnr's estimate after routing (\`--timing-allow-fail\`); 'n/a' means"
-    echo "place and route was not run for that row, 'no fit' that placement failed because the design"
+    echo "place and route was not run for that row, 'not routed' that the design was placed but routing"
+    echo "did not finish (stopped), 'no fit' that placement failed because the design"
     echo "needs more TRELLIS_COMB (LUT4 and carry/RAM logic cells, 83,640 on the device) than there are."
     echo "Every run also asserts that no latch was inferred."
     echo
@@ -261,7 +268,11 @@ if [ "$CHECK" = 1 ]; then
 fi
 
 if [ "$COLLECT" = 1 ]; then
-  for f in "$RES"/*.txt; do collect_pnr "$(basename "$f" .txt)"; done
+  for f in "$RES"/*.txt; do
+    t=$(basename "$f" .txt)
+    if [ ${#SEL[@]} -gt 0 ] && [[ ! " ${SEL[*]} " =~ " $t " ]]; then continue; fi
+    collect_pnr "$t"
+  done
   DOC_ONLY=1
 fi
 if [ "$DOC_ONLY" = 0 ]; then
