@@ -87,6 +87,17 @@ fn score(model: &mut Protector, frames: &[Vec<u8>], out: &[OutFrame]) -> Score {
     s
 }
 
+/// The top's counters (register read port) equal the model's.
+fn check_counters(dut: &mut RocesecProtect, model: &Protector, name: &str) {
+    let c = &model.counters;
+    let mut want = vec![c.frames, c.processed, c.bypass, c.cnp, c.not_roce, 0, 0, 0];
+    want.extend_from_slice(&c.rejected);
+    for (i, w) in want.iter().enumerate() {
+        let got = dut.read(reg::COUNT + 4 * i as u16);
+        assert_eq!(u64::from(got), *w, "{name}: counter {i}");
+    }
+}
+
 fn corpus() -> Vec<Vec<u8>> {
     rocesec_model::cli::default_corpus()
         .iter()
@@ -121,14 +132,7 @@ fn run_case(name: &str, keys: &KeyFile, frames: &[Vec<u8>], t: Traffic, seed_v: 
     let mlat: Vec<u64> = pred.frames.iter().map(|f| f.latency()).collect();
     let acc = rocesec_model::timing::Accuracy::of(cycles, pred.cycles, &lat, &mlat);
     let s = score(&mut model, frames, &out);
-    // counters (register read port) equal the model's
-    let c = &model.counters;
-    let mut want = vec![c.frames, c.processed, c.bypass, c.cnp, c.not_roce, 0, 0, 0];
-    want.extend_from_slice(&c.rejected);
-    for (i, w) in want.iter().enumerate() {
-        let got = dut.read(reg::COUNT + 4 * i as u16);
-        assert_eq!(u64::from(got), *w, "{name}: counter {i}");
-    }
+    check_counters(&mut dut, &model, name);
     let in_beats = beats_of(frames);
     let out_beats: u64 = out.iter().map(|o| o.data.len().div_ceil(16) as u64).sum();
     eprintln!(
@@ -460,13 +464,7 @@ fn lanes_4_corpus_all_modes() {
             let (out, cycles) = dut.run(&frames, t, &mut rng);
             let s = score(&mut model, &frames, &out);
             assert!(s.processed > 1000);
-            let c = &model.counters;
-            let mut want = vec![c.frames, c.processed, c.bypass, c.cnp, c.not_roce, 0, 0, 0];
-            want.extend_from_slice(&c.rejected);
-            for (j, w) in want.iter().enumerate() {
-                let got = dut.read(reg::COUNT + 4 * j as u16);
-                assert_eq!(u64::from(got), *w, "LANES 4 {mode:?}: counter {j}");
-            }
+            check_counters(&mut dut, &model, &format!("LANES 4 {mode:?}"));
             let out_beats: u64 = out.iter().map(|o| o.data.len().div_ceil(64) as u64).sum();
             eprintln!(
                 "LANES 4 corpus {mode:?} {t:?}: {} frames ({} protected, {} forwarded, {} \
