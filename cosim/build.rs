@@ -487,105 +487,155 @@ fn main() {
         println!("cargo:rustc-link-lib=z");
     }
 
-    for m in MODELS {
-        // The trace twins only re-run one stream up to a mismatch window: -O1 builds them faster.
-        let opt = if m.name.ends_with("_trace") {
-            opt.min(1)
-        } else {
-            opt
-        };
-        let mdir = out.join(m.name);
-        let sources = read_filelist(&rtl.join(m.filelist));
-        let shim = csrc.join(format!("{}.cpp", m.module));
-        let mut defines: Vec<&str> = m.defines.to_vec();
-        if fault == "sbox" && m.module.starts_with("aes") {
-            defines.push("FAULT_SBOX");
+    // Models are independent: verilate and compile them on `NUM_JOBS` worker threads (cargo's
+    // -j; each `cc` compile also takes jobserver tokens for its own files). Verilator is single-
+    // threaded, so one model at a time left a core idle for most of the build. The heaviest models
+    // (the tops, listed last) start first.
+    let jobs = env::var("NUM_JOBS")
+        .ok()
+        .and_then(|s| s.parse::<usize>().ok())
+        .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
+        .unwrap_or(1)
+        .clamp(1, MODELS.len());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let ctx = Ctx {
+        rtl: &rtl,
+        csrc: &csrc,
+        out: &out,
+        verilator: &verilator,
+        fault: &fault,
+        root: &root,
+        opt,
+        base: &base,
+    };
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if i >= MODELS.len() {
+                    break;
+                }
+                build_model(&MODELS[MODELS.len() - 1 - i], &ctx);
+            });
         }
-        // Rebuild a model only when its inputs changed (sources, shim, parameters, defines).
-        let mut stamp = format!(
-            "{} {} {:?} {:?} opt={} root={} trace={}",
-            m.name,
-            m.module,
-            m.params,
-            defines,
-            opt,
-            root.display(),
-            if m.trace { TRACE_DEPTH } else { 0 }
-        );
-        for f in sources.iter().chain([&shim, &csrc.join("shim.h")]) {
-            stamp.push_str(&format!(" {}:{:016x}", f.display(), content_hash(f)));
-        }
-        let libs = [format!("{}_fast", m.name), format!("{}_slow", m.name)];
-        let lib_refs: Vec<&str> = libs.iter().map(String::as_str).collect();
-        if fresh(&out, m.name, &stamp, &lib_refs) {
-            continue;
-        }
-        let _ = fs::remove_dir_all(&mdir);
-        let class = format!("V{}", m.name);
-        let mut cmd = Command::new(&verilator);
-        cmd.args([
-            "--cc",
-            "-O3",
-            "--x-assign",
-            "fast",
-            "--x-initial",
-            "fast",
-            "--noassert",
-        ])
-        .args(["-Wall", "-Wno-fatal", "--quiet-exit"])
-        .arg("--Mdir")
-        .arg(&mdir)
-        .arg("--prefix")
-        .arg(&class)
-        .arg("--top-module")
-        .arg(m.module);
-        for (k, v) in m.params {
-            cmd.arg(format!("-G{k}={v}"));
-        }
-        for d in &defines {
-            cmd.arg(format!("+define+{d}"));
-        }
-        if m.trace {
-            cmd.args(["--trace-fst", "--trace-structs", "--trace-depth"])
-                .arg(TRACE_DEPTH.to_string());
-        }
-        for f in &sources {
-            cmd.arg(f);
-        }
-        let st = cmd.status().expect("run verilator");
-        assert!(st.success(), "verilator failed for {}", m.name);
-
-        let (mut fast, mut slow) = (base(opt, m.trace), base(0, m.trace));
-        for b in [&mut fast, &mut slow] {
-            b.include(&mdir).include(&csrc);
-        }
-        let mut cpps: Vec<PathBuf> = fs::read_dir(&mdir)
-            .expect("read Mdir")
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "cpp"))
-            .collect();
-        cpps.sort();
-        for p in cpps {
-            let n = p
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            if n.contains("__Slow") || n.contains("__Syms") {
-                slow.file(&p);
-            } else {
-                fast.file(&p);
-            }
-        }
-        fast.file(&shim)
-            .define("VTOP", class.as_str())
-            .define("VTOP_H", format!("\"{class}.h\"").as_str())
-            .define("PFX", m.name);
-        fast.compile(&libs[0]);
-        slow.compile(&libs[1]);
-        write_stamp(&out, m.name, &stamp);
-    }
+    });
     println!("cargo:rustc-link-lib=stdc++");
     println!("cargo:rustc-link-lib=pthread");
+}
+
+/// What every model build needs from `main`.
+struct Ctx<'a> {
+    rtl: &'a Path,
+    csrc: &'a Path,
+    out: &'a Path,
+    verilator: &'a str,
+    fault: &'a str,
+    root: &'a Path,
+    opt: u32,
+    base: &'a (dyn Fn(u32, bool) -> cc::Build + Sync),
+}
+
+/// Verilate one model and compile it into `lib<name>_fast.a` / `lib<name>_slow.a`, unless its
+/// stamp says the libraries are up to date (then only tell cargo to link them).
+fn build_model(m: &Model, c: &Ctx) {
+    let (rtl, csrc, out, verilator, fault, root, base) =
+        (c.rtl, c.csrc, c.out, c.verilator, c.fault, c.root, c.base);
+    let opt = c.opt;
+    // The trace twins only re-run one stream up to a mismatch window: -O1 builds them faster.
+    let opt = if m.name.ends_with("_trace") {
+        opt.min(1)
+    } else {
+        opt
+    };
+    let mdir = out.join(m.name);
+    let sources = read_filelist(&rtl.join(m.filelist));
+    let shim = csrc.join(format!("{}.cpp", m.module));
+    let mut defines: Vec<&str> = m.defines.to_vec();
+    if fault == "sbox" && m.module.starts_with("aes") {
+        defines.push("FAULT_SBOX");
+    }
+    // Rebuild a model only when its inputs changed (sources, shim, parameters, defines).
+    let mut stamp = format!(
+        "{} {} {:?} {:?} opt={} root={} trace={}",
+        m.name,
+        m.module,
+        m.params,
+        defines,
+        opt,
+        root.display(),
+        if m.trace { TRACE_DEPTH } else { 0 }
+    );
+    for f in sources.iter().chain([&shim, &csrc.join("shim.h")]) {
+        stamp.push_str(&format!(" {}:{:016x}", f.display(), content_hash(f)));
+    }
+    let libs = [format!("{}_fast", m.name), format!("{}_slow", m.name)];
+    let lib_refs: Vec<&str> = libs.iter().map(String::as_str).collect();
+    if fresh(&out, m.name, &stamp, &lib_refs) {
+        return;
+    }
+    let _ = fs::remove_dir_all(&mdir);
+    let class = format!("V{}", m.name);
+    let mut cmd = Command::new(&verilator);
+    cmd.args([
+        "--cc",
+        "-O3",
+        "--x-assign",
+        "fast",
+        "--x-initial",
+        "fast",
+        "--noassert",
+    ])
+    .args(["-Wall", "-Wno-fatal", "--quiet-exit"])
+    .arg("--Mdir")
+    .arg(&mdir)
+    .arg("--prefix")
+    .arg(&class)
+    .arg("--top-module")
+    .arg(m.module);
+    for (k, v) in m.params {
+        cmd.arg(format!("-G{k}={v}"));
+    }
+    for d in &defines {
+        cmd.arg(format!("+define+{d}"));
+    }
+    if m.trace {
+        cmd.args(["--trace-fst", "--trace-structs", "--trace-depth"])
+            .arg(TRACE_DEPTH.to_string());
+    }
+    for f in &sources {
+        cmd.arg(f);
+    }
+    let st = cmd.status().expect("run verilator");
+    assert!(st.success(), "verilator failed for {}", m.name);
+
+    let (mut fast, mut slow) = (base(opt, m.trace), base(0, m.trace));
+    for b in [&mut fast, &mut slow] {
+        b.include(&mdir).include(&csrc);
+    }
+    let mut cpps: Vec<PathBuf> = fs::read_dir(&mdir)
+        .expect("read Mdir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "cpp"))
+        .collect();
+    cpps.sort();
+    for p in cpps {
+        let n = p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if n.contains("__Slow") || n.contains("__Syms") {
+            slow.file(&p);
+        } else {
+            fast.file(&p);
+        }
+    }
+    fast.file(&shim)
+        .define("VTOP", class.as_str())
+        .define("VTOP_H", format!("\"{class}.h\"").as_str())
+        .define("PFX", m.name);
+    fast.compile(&libs[0]);
+    slow.compile(&libs[1]);
+    write_stamp(&out, m.name, &stamp);
 }
 
 /// Is the build of `name` (stamp file `<out>/<name>.stamp`) up to date with `stamp`, and do its

@@ -6,10 +6,13 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
+# Wall time of each step, printed as it ends (CI budget: docs/testplan.md).
+step() { echo "[test.sh] $1: ${SECONDS} s since start"; }
 bash scripts/setup.sh
 # NIST CAVP vectors (not committed): pinned cryptography-vectors wheel from PyPI.
 bash scripts/fetch-cavp.sh "$root/.cache/vectors" >/dev/null
 export ROCESEC_CAVP_DIR="$root/.cache/vectors"
+step "setup"
 
 # 1. The committed rxe corpus: pcaps parse, ICRCs verify, manifest counts match (independent
 #    Python checker; the model re-checks with its own ICRC in cargo test).
@@ -24,20 +27,25 @@ if [[ "${ROCESEC_SKIP_RIG:-0}" != 1 ]]; then
     timeout 1200 testbench/rxe-capture/rxe-capture --quick --out "$fresh" --vm-timeout 400
     python3 testbench/rxe-capture/check_corpus.py "$fresh"
 fi
+step "corpus checks and live capture"
 
 # 3. RTL lint: verilator --lint-only -Wall on every top (rtl/**/<top>.f); then Yosys 0.70
 #    (yowasp, pinned, cached in .cache/) reads and elaborates every synthesis target, each top
 #    included, and asserts that no latch is inferred (self-tested on syn/fixtures/latch_bad.sv).
 #    Full synthesis and place-and-route (scripts/synth.sh --pnr) stay out of CI: tens of minutes.
 bash scripts/lint.sh
+step "lint"
 bash scripts/synth.sh --check
+step "yosys check"
 
 # 4. Every Rust test: model (vectors, engine, captures, fuzz), RTL co-simulation, host library
 #    with its libibverbs backend (host-lib/tests/vm.rs runs rocesec-host-demo on two rxe devices
 #    under qemu through the rig; ROCESEC_SKIP_RIG=1 skips it too).
 cargo test --workspace --release --no-fail-fast --features rocesec-host/verbs
+step "cargo test"
 
 # 5. The model on the traffic just captured: protect → verify in all modes, byte-exact.
 if compgen -G "$fresh/*.pcap" >/dev/null; then
     cargo run --release -q -p rocesec-cosim --bin rocesec -- roundtrip "$fresh"/*.pcap
 fi
+step "done"
