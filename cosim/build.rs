@@ -570,12 +570,12 @@ fn build_model(m: &Model, c: &Ctx) {
     }
     let libs = [format!("{}_fast", m.name), format!("{}_slow", m.name)];
     let lib_refs: Vec<&str> = libs.iter().map(String::as_str).collect();
-    if fresh(&out, m.name, &stamp, &lib_refs) {
+    if fresh(out, m.name, &stamp, &lib_refs) {
         return;
     }
     let _ = fs::remove_dir_all(&mdir);
     let class = format!("V{}", m.name);
-    let mut cmd = Command::new(&verilator);
+    let mut cmd = Command::new(verilator);
     cmd.args([
         "--cc",
         "-O3",
@@ -610,7 +610,7 @@ fn build_model(m: &Model, c: &Ctx) {
 
     let (mut fast, mut slow) = (base(opt, m.trace), base(0, m.trace));
     for b in [&mut fast, &mut slow] {
-        b.include(&mdir).include(&csrc);
+        b.include(&mdir).include(csrc);
     }
     let mut cpps: Vec<PathBuf> = fs::read_dir(&mdir)
         .expect("read Mdir")
@@ -635,7 +635,7 @@ fn build_model(m: &Model, c: &Ctx) {
         .define("PFX", m.name);
     fast.compile(&libs[0]);
     slow.compile(&libs[1]);
-    write_stamp(&out, m.name, &stamp);
+    write_stamp(out, m.name, &stamp);
 }
 
 /// Is the build of `name` (stamp file `<out>/<name>.stamp`) up to date with `stamp`, and do its

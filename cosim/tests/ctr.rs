@@ -41,7 +41,7 @@ fn check(name: &str, lanes: usize, jobs: &[CtrJob], r: &CtrRun) {
     assert_eq!(r.ekj0.len(), active.len(), "{name}: number of E_K(J0)");
     for (&(j, e), &i) in r.ekj0.iter().zip(&active) {
         assert_eq!(j, i, "{name}: E_K(J0) order");
-        let aes = AesGcm::new(&jobs[i].key).unwrap();
+        let aes = AesGcm::new(&jobs[i].key).expect("AES-128 key");
         assert_eq!(
             e,
             aes.encrypt_block(&ctr_block(&jobs[i].iv, 1)),
@@ -62,7 +62,7 @@ fn check(name: &str, lanes: usize, jobs: &[CtrJob], r: &CtrRun) {
     for ((j, w, blocks), &(wi, ww)) in r.words.iter().zip(&want) {
         assert_eq!((*j, *w), (wi, ww), "{name}: keystream word order");
         let job = &jobs[wi];
-        let aes = AesGcm::new(&job.key).unwrap();
+        let aes = AesGcm::new(&job.key).expect("AES-128 key");
         for (lane, b) in blocks.iter().enumerate() {
             let idx = lanes * ww + lane;
             if idx < usize::from(job.nks) {

@@ -20,7 +20,7 @@ use rocesec_model::stage::emit::header_aad;
 fn corpus() -> Vec<Vec<u8>> {
     rocesec_model::cli::default_corpus()
         .iter()
-        .flat_map(|p| rocesec_model::pcapio::read(p).unwrap())
+        .flat_map(|p| rocesec_model::pcapio::read(p).expect("corpus pcap"))
         .map(|r| r.data)
         .collect()
 }
@@ -148,7 +148,7 @@ fn check(name: &str, frames: &[FeedFrame], exp: &[Option<[u8; 16]>], r: &FeedRun
 }
 
 fn corpus_run(top: Top, mode: Mode, take: usize, seed: u64) {
-    let mut keys = KeyFile::demo().unwrap();
+    let mut keys = KeyFile::demo().expect("demo key file");
     keys.force_mode(mode);
     let plain: Vec<Vec<u8>> = corpus().into_iter().take(take).collect();
     let prot = rocesec_cosim::job_verify::protect_all(&keys, &plain);

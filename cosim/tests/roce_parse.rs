@@ -494,7 +494,7 @@ fn corpus_on(top: Top) {
 }
 
 fn synthetic_on(top: Top) {
-    let mut rng = SplitMix64::new(seed(0x9a25e_5117));
+    let mut rng = SplitMix64::new(seed(0x0009_a25e_5117));
     let frames = synthetic(&mut rng, 3000);
     let mut dut = RoceParse::new(top);
     let s = run(&mut dut, &frames, &mut rng, 5);

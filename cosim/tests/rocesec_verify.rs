@@ -185,6 +185,7 @@ fn beats_of(frames: &[Vec<u8>]) -> u64 {
 }
 
 /// Verify `frames` with keys `vkeys` on a fresh RTL instance and a fresh model.
+#[allow(clippy::too_many_arguments)]
 fn run_case(
     what: &str,
     top: Top,
