@@ -236,7 +236,7 @@ pub fn run_unit(
         res.frames += 1;
         res.bytes_in += f.len() as u64;
         res.bytes_out += o.data.len() as u64;
-        res.beats_out += o.data.len().div_ceil(16) as u64;
+        res.beats_out += o.data.len().div_ceil(dut.beat_bytes()) as u64;
         let lat = o.last_cycle.saturating_sub(o.in_first_cycle);
         res.latency.push(lat);
         res.len_latency.push((f.len(), lat));
@@ -379,8 +379,12 @@ pub struct Options {
     pub plot: Option<PathBuf>,
     /// The verilated protect top (`Top::RocesecProtect1`; the fault-injected variant in tests).
     pub top: Top,
-    /// Timing-layer constants ([`Params::RTL`]; tests perturb them).
+    /// Timing-layer constants of the protect top (`Params::for_lanes`; tests perturb them).
     pub timing: Params,
+    /// Timing-layer constants of the verify top (`timing_verify::Params::for_lanes`).
+    pub verify_timing: rocesec_model::timing_verify::Params,
+    /// 128-bit lanes per beat of the tops (1 or 4), for the report.
+    pub lanes: u32,
     /// The verilated verify top for the verify direction (`crate::job_verify`); `None` skips it.
     pub verify_top: Option<Top>,
     /// On a mismatch, re-run the unit or stream on a trace-capable build and write an FST
@@ -637,7 +641,7 @@ pub fn run(
     )
     .map_err(io)?;
     if let Some(p) = &o.plot {
-        plot(p, &results)?;
+        plot(p, &results, o.lanes)?;
         writeln!(out, "plot: {}", p.display()).map_err(io)?;
     }
     if let Some(vt) = o.verify_top {
@@ -649,7 +653,7 @@ pub fn run(
 
 /// Latency (cycles) against frame size, every frame of every unit, as an SVG scatter plot:
 /// RTL (filled blue) and the model's timing layer (red rings).
-fn plot(path: &Path, results: &[UnitResult]) -> Result<(), String> {
+fn plot(path: &Path, results: &[UnitResult], lanes: u32) -> Result<(), String> {
     use plotters::prelude::*;
     let pts: Vec<(i32, i32)> = results
         .iter()
@@ -671,7 +675,10 @@ fn plot(path: &Path, results: &[UnitResult]) -> Result<(), String> {
     root.fill(&WHITE).map_err(|x| e(&x))?;
     let mut ch = ChartBuilder::on(&root)
         .caption(
-            "rocesec protect (LANES=1): latency vs frame size, RTL (dots) and model (rings)",
+            format!(
+                "rocesec protect (LANES={lanes}): latency vs frame size, RTL (dots) and model \
+                 (rings)"
+            ),
             ("sans-serif", 18),
         )
         .margin(10)

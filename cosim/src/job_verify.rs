@@ -279,6 +279,7 @@ fn compare(
     frames: &[Vec<u8>],
     r: &RunResult,
     mode: VerifyMode,
+    beat_bytes: usize,
     res: &mut VerifyResult,
 ) -> Result<(), (String, Option<Window>)> {
     let last_out = r.out.last().map_or(0, |o| o.last_cycle);
@@ -321,7 +322,7 @@ fn compare(
                 missing(i, 0),
             ));
         };
-        res.beats_out += o.data.len().div_ceil(16) as u64;
+        res.beats_out += o.data.len().div_ceil(beat_bytes) as u64;
         if let Some(&s) = r.in_starts.get(i) {
             res.latency.push(o.last_cycle.saturating_sub(s));
         }
@@ -434,7 +435,7 @@ pub fn run_stream(
     let r = dut.run(frames, expect, traffic, &mut rng);
     res.cycles = r.cycles;
     res.kdf_cycles = dut.kdf_cycles();
-    if let Err((e, w)) = compare(&mut model, frames, &r, mode, &mut res) {
+    if let Err((e, w)) = compare(&mut model, frames, &r, mode, dut.beat_bytes(), &mut res) {
         res.mismatches = 1;
         res.report = Some(e);
         res.window = w;
@@ -587,7 +588,7 @@ pub fn run(
                     u,
                     o.seed.wrapping_add(i as u64),
                     o.traffic,
-                    &Params::RTL,
+                    &o.verify_timing,
                     Some(o.repro_dir.as_path()),
                     o.waves,
                 )

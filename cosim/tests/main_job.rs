@@ -122,9 +122,20 @@ fn options(top: Top, verify_top: Option<Top>, names: &[&str]) -> Options {
         repro_dir: std::env::temp_dir().join(format!("rocesec-repro-{}-{tag}", std::process::id())),
         plot: None,
         top,
-        timing: rocesec_model::timing::Params::RTL,
+        timing: rocesec_model::timing::Params::for_lanes(lanes(top)).unwrap(),
+        verify_timing: rocesec_model::timing_verify::Params::for_lanes(lanes(top)).unwrap(),
+        lanes: lanes(top),
         verify_top,
         waves: true,
+    }
+}
+
+/// 128-bit lanes per beat of a protect or verify top variant.
+fn lanes(top: Top) -> u32 {
+    if matches!(top, Top::RocesecProtect4 | Top::RocesecVerify4) {
+        4
+    } else {
+        1
     }
 }
 
@@ -152,6 +163,65 @@ fn rtl_agrees_with_the_model_on_real_captures() {
     assert!(text.ends_with("mismatches: 0\n"), "{text}");
     // no mismatch, no re-run: nothing written
     assert!(!o.repro_dir.exists(), "{}", o.repro_dir.display());
+}
+
+/// The main job at LANES = 4 (`rocesec cosim --lanes 4`): both 64-byte-beat tops agree with the
+/// model on every byte and verdict, and the LANES = 4 timing layer predicts every unit's cycles
+/// (the summary lines report a total error of +0.00 % and every packet cycle-exact).
+#[test]
+fn lanes_4_main_job_agrees_with_the_model_cycle_for_cycle() {
+    let o = options(
+        Top::RocesecProtect4,
+        Some(Top::RocesecVerify4),
+        &[
+            "verbs_rc_imm_mtu1024_v4",
+            "verbs_ud_send_v6",
+            "perftest_atomic_cas_v4",
+            "verbs_rc_write_mtu4096_v4",
+        ],
+    );
+    let mut out = Vec::new();
+    let n = job::run(
+        &KeyFile::demo().unwrap(),
+        &o,
+        &mut out,
+        &mut std::io::sink(),
+    )
+    .unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert_eq!(n, 0, "{text}");
+    assert!(text.ends_with("mismatches: 0\n"), "{text}");
+    let total = text
+        .lines()
+        .find(|l| l.starts_with("total: "))
+        .unwrap_or_else(|| panic!("no protect total line:\n{text}"));
+    assert!(total.contains("error +0.00 %"), "{total}");
+    let vtotal = text
+        .lines()
+        .find(|l| l.starts_with("verify timing total: "))
+        .unwrap_or_else(|| panic!("no verify timing total line:\n{text}"));
+    assert!(vtotal.contains("error +0.00 %"), "{vtotal}");
+    let (exact, all) = exact_of(vtotal, " packets that leave cycle-exact");
+    assert!(all > 0 && exact == all, "{vtotal}");
+    let mut modes = 0;
+    for l in text.lines().filter(|l| l.starts_with("timing ")) {
+        let (exact, all) = exact_of(l, " packets cycle-exact");
+        assert!(all > 0 && exact == all, "{l}");
+        modes += 1;
+    }
+    assert_eq!(modes, 3, "{text}");
+}
+
+/// The `N/M` just before `marker` in a summary line.
+fn exact_of(line: &str, marker: &str) -> (u64, u64) {
+    let head = &line[..line
+        .find(marker)
+        .unwrap_or_else(|| panic!("no {marker:?} in {line}"))];
+    let nm = head.rsplit(' ').next().unwrap_or_default();
+    let (n, m) = nm
+        .split_once('/')
+        .unwrap_or_else(|| panic!("no N/M before {marker:?} in {line}"));
+    (n.parse().unwrap(), m.parse().unwrap())
 }
 
 #[test]

@@ -51,6 +51,11 @@ struct Run {
 
 /// Every capture in every mode through the RTL (and the model with `Params::RTL`), once.
 fn rtl_runs(traffic: Traffic) -> Vec<Run> {
+    rtl_runs_on(Top::RocesecProtect1, &Params::RTL, traffic)
+}
+
+/// Every capture in every mode through the protect top `top` (and the model with `p`), once.
+fn rtl_runs_on(top: Top, p: &Params, traffic: Traffic) -> Vec<Run> {
     use rayon::prelude::*;
     let keys = KeyFile::demo().unwrap();
     let modes = [Mode::HeaderAuth, Mode::PacketAuth, Mode::Aead];
@@ -65,7 +70,7 @@ fn rtl_runs(traffic: Traffic) -> Vec<Run> {
         .enumerate()
         .map(|(i, u)| {
             let seed = SEED.wrapping_add(i as u64);
-            let rtl = job::run_unit(Top::RocesecProtect1, &keys, &u, seed, traffic, &Params::RTL);
+            let rtl = job::run_unit(top, &keys, &u, seed, traffic, p);
             assert_eq!(rtl.mismatches, 0, "{} {:?}: RTL disagrees", u.name, u.mode);
             let mut k = keys.clone();
             k.force_mode(u.mode);
@@ -243,6 +248,11 @@ struct VRun {
 /// Every capture in every protection mode, genuine and tamper streams, both output modes,
 /// through the RTL verify top, once.
 fn verify_runs(traffic: Traffic) -> Vec<VRun> {
+    verify_runs_on(Top::RocesecVerify1, &VParams::RTL, traffic)
+}
+
+/// As [`verify_runs`], on the verify top `top` (the model with `p`).
+fn verify_runs_on(top: Top, p: &VParams, traffic: Traffic) -> Vec<VRun> {
     use rayon::prelude::*;
     let keys = KeyFile::demo().unwrap();
     let modes = [Mode::HeaderAuth, Mode::PacketAuth, Mode::Aead];
@@ -265,15 +275,7 @@ fn verify_runs(traffic: Traffic) -> Vec<VRun> {
         .collect();
     work.into_par_iter()
         .map(|(seed, k, what, frames, mode)| {
-            let rtl = job_verify::run_stream(
-                Top::RocesecVerify1,
-                &k,
-                &frames,
-                mode,
-                seed,
-                traffic,
-                &VParams::RTL,
-            );
+            let rtl = job_verify::run_stream(top, &k, &frames, mode, seed, traffic, p);
             assert_eq!(
                 rtl.mismatches,
                 0,
@@ -503,4 +505,97 @@ fn verify_timing_layer_follows_an_epoch_rotation() {
     }
     eprintln!("epoch rotation:\n{report}");
     assert!(bad.is_empty(), "not exact: {bad:?}\n{report}");
+}
+
+// ------------------------------------------------------------------------------------------
+// LANES = 4 (64-byte beats): `Params::RTL_LANES4` against `rocesec_protect_4`/`rocesec_verify_4`
+// ------------------------------------------------------------------------------------------
+
+#[test]
+fn lanes_4_timing_layer_predicts_the_rtl_cycles_and_a_wrong_constant_fails() {
+    let p4 = Params::RTL_LANES4;
+    let runs = rtl_runs_on(Top::RocesecProtect4, &p4, TRAFFIC);
+    let (acc, kdf) = retime(&runs, &p4);
+    let ok = check(&acc, kdf);
+    eprintln!("Params::RTL_LANES4:\n{}", ok.as_ref().unwrap_or_else(|e| e));
+    assert!(ok.is_ok(), "{}", ok.unwrap_err());
+
+    // The LANES = 4 differences from LANES = 1, one at a time, must each be seen.
+    let mut serial_ghash = p4;
+    serial_ghash.crypto.ghash_lanes = 1; // rocesec_ghash_feed timing (one block per cycle)
+    let mut late_j0 = p4;
+    late_j0.crypto.j0_in_open = false; // J0 one cycle after the open cycle
+    let mut ghash_fast = p4;
+    ghash_fast.crypto.ghash_latency -= 1;
+    let mut window9 = p4;
+    window9.parse.window_beats = 9; // the LANES = 1 header window
+    let mut room2 = p4;
+    room2.parse.queue_room = 2; // the LANES = 1 descriptor queues
+    for (name, p) in [
+        ("serial GHASH feed", serial_ghash),
+        ("J0 after the open cycle", late_j0),
+        ("ghash_lanes latency - 1", ghash_fast),
+        ("header window 9 beats", window9),
+        ("descriptor queue room 2", room2),
+    ] {
+        let (acc, kdf) = retime(&runs, &p);
+        let r = check(&acc, kdf);
+        eprintln!("LANES 4, {name}:\n{}", r.as_ref().unwrap_or_else(|e| e));
+        assert!(r.is_err(), "{name}: a wrong constant passed the check");
+    }
+}
+
+#[test]
+fn lanes_4_timing_layer_holds_under_heavy_backpressure() {
+    let p4 = Params::RTL_LANES4;
+    let runs = rtl_runs_on(Top::RocesecProtect4, &p4, HEAVY);
+    let (acc, kdf) = retime(&runs, &p4);
+    let ok = check(&acc, kdf);
+    eprintln!(
+        "Params::RTL_LANES4, heavy traffic:\n{}",
+        ok.as_ref().unwrap_or_else(|e| e)
+    );
+    assert!(ok.is_ok(), "{}", ok.unwrap_err());
+}
+
+#[test]
+fn lanes_4_verify_timing_layer_predicts_the_rtl_cycles_and_a_wrong_constant_fails() {
+    let p4 = VParams::RTL_LANES4;
+    for traffic in [TRAFFIC, HEAVY] {
+        let runs = verify_runs_on(Top::RocesecVerify4, &p4, traffic);
+        let (acc, kdf) = retime_verify(&runs, &p4);
+        let ok = check_verify(&acc, kdf);
+        eprintln!(
+            "verify, VParams::RTL_LANES4, idle {}/16 stall {}/16:\n{}",
+            traffic.idle,
+            traffic.stall,
+            ok.as_ref().unwrap_or_else(|e| e)
+        );
+        assert!(ok.is_ok(), "{}", ok.unwrap_err());
+        if traffic != TRAFFIC {
+            continue;
+        }
+        let mut prime2 = p4;
+        prime2.emit.prime_steps = 2; // the LANES = 1 three-beat S1 window
+        let mut fin14 = p4;
+        fin14.parse.fin_room = 14; // the LANES = 1 final-descriptor room
+        let mut serial_ghash = p4;
+        serial_ghash.crypto.ghash_lanes = 1;
+        let mut ghash_slow = p4;
+        ghash_slow.crypto.ghash_latency += 1;
+        for (name, p) in [
+            ("S1 primes 2 beats", prime2),
+            ("final-descriptor room 14", fin14),
+            ("serial GHASH feed", serial_ghash),
+            ("ghash_lanes latency + 1", ghash_slow),
+        ] {
+            let (acc, kdf) = retime_verify(&runs, &p);
+            let r = check_verify(&acc, kdf);
+            eprintln!(
+                "verify LANES 4, {name}:\n{}",
+                r.as_ref().unwrap_or_else(|e| e)
+            );
+            assert!(r.is_err(), "{name}: a wrong constant passed the check");
+        }
+    }
 }

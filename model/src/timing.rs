@@ -244,7 +244,19 @@ pub struct CryptoParams {
     /// (`rocesec_pkg::GhashLatency` = 4, `ghash_core` with `MulStages` = 2).
     pub ghash_latency: u64,
     /// Cycles the CTR generator spends opening a job before issuing J0 (1: `ctr_busy_q`).
+    /// Ignored when `j0_in_open` is set.
     pub ctr_start_cycles: u64,
+    /// The CTR generator issues J0 in the cycle that opens the job (`open_issue` of
+    /// `rocesec_ctr.sv`, LANES > 1).
+    pub j0_in_open: bool,
+    /// GHASH blocks per beat of the feed: 1 = `rocesec_ghash_feed` (one block per cycle, S2
+    /// holds a beat while more blocks end in it); LANES > 1 = `rocesec_ghash_feed_wide` (a
+    /// beat's blocks enter a block queue as it passes; a packer issues up to this many blocks
+    /// of one message per cycle into `ghash_lanes`; the hash is seen `ghash_latency` cycles after
+    /// the issue of the length block).
+    pub ghash_lanes: usize,
+    /// Block queue depth of `rocesec_ghash_feed_wide` (`QDepth` = 4·LANES); unused at 1.
+    pub ghash_queue: usize,
 }
 
 /// Stage `emit`: `rtl/top/rocesec_protect_emit.sv` (S1 splice, S2 GHASH feed, delay FIFO,
@@ -320,6 +332,9 @@ impl Params {
             ks_depth: 64,
             ghash_latency: 4,
             ctr_start_cycles: 1,
+            j0_in_open: false,
+            ghash_lanes: 1,
+            ghash_queue: 0,
         },
         emit: EmitParams {
             jobs: 8,
@@ -330,6 +345,44 @@ impl Params {
             done_cycles: 2,
         },
     };
+}
+
+impl Params {
+    /// The protect top as built with LANES = 4 (64-byte beats, `rocesec_protect_4`): the
+    /// header window is ceil(142 / 64) = 3 beats; the descriptor queues are 8 deep with 4
+    /// entries kept free (`DqDepth`/`DqInFlight` of `rocesec_protect.sv`); keystream words are 4
+    /// blocks (`KsDepth` 64 words); J0 is issued in the open cycle; GHASH runs in
+    /// `rocesec_ghash_feed_wide` (queue 16, `ghash_lanes` latency 9); the delay FIFO is
+    /// 16 beats.
+    pub const RTL_LANES4: Params = Params {
+        parse: ParseParams {
+            beat_bytes: 64,
+            window_beats: 3,
+            queue_room: 4,
+            ..Self::RTL.parse
+        },
+        crypto: CryptoParams {
+            j0_in_open: true,
+            ghash_lanes: 4,
+            ghash_queue: 16,
+            ghash_latency: 10,
+            ..Self::RTL.crypto
+        },
+        emit: EmitParams {
+            delay_beats: 16,
+            ..Self::RTL.emit
+        },
+        ..Self::RTL
+    };
+
+    /// The built configuration for `lanes` 128-bit lanes per beat (1 or 4), or `None`.
+    pub fn for_lanes(lanes: u32) -> Option<Params> {
+        match lanes {
+            1 => Some(Self::RTL),
+            4 => Some(Self::RTL_LANES4),
+            _ => None,
+        }
+    }
 }
 
 impl Default for Params {
@@ -521,9 +574,10 @@ struct Plan {
     icv_beats: Option<(usize, usize)>,
 }
 
-/// The GHASH blocks `rocesec_ghash_feed` feeds while each beat of a frame of `beats` beats sits
-/// in its register, and the beat whose last block is the length block (`None` when the frame
-/// ends before it). Offsets are of the protected frame as the feed sees it (the protect top's
+/// The GHASH blocks (16 bytes) that end in each beat of a frame of `beats` beats of `bb` bytes:
+/// `rocesec_ghash_feed` (LANES = 1) feeds them while the beat sits in its register,
+/// `rocesec_ghash_feed_wide` queues them as the beat passes. Also the beat whose last block is
+/// followed by the length block (`None` when the frame ends before it). Offsets are of the protected frame as the feed sees it (the protect top's
 /// output, the verify top's input): AAD `[ip_off, cstart)` (packet-auth: `[ip_off, cend)`), then
 /// in AEAD mode the ciphertext `[cstart, cend)`, each block fed in the first beat holding its end
 /// (one per cycle); `final_beat` is the beat of the last one, after which the length block
@@ -548,14 +602,14 @@ pub(crate) fn ghash_feeds(
     let mut ends = Vec::new();
     let mut gp = ip_off;
     while gp < aad_end {
-        ends.push((gp + bb).min(aad_end));
-        gp += bb;
+        ends.push((gp + 16).min(aad_end));
+        gp += 16;
     }
     if mode == Mode::Aead {
         let mut gp = cstart;
         while gp < cend {
-            ends.push((gp + bb).min(cend));
-            gp += bb;
+            ends.push((gp + 16).min(cend));
+            gp += 16;
         }
     }
     for &e in &ends {
@@ -568,6 +622,34 @@ pub(crate) fn ghash_feeds(
     // The length block [len(A)]_64 ‖ [len(C)]_64 is not counted: it is fed from its own register
     // in the cycle after the last data block (`len_pend_q`), ahead of the next beat's block.
     (feeds, final_beat)
+}
+
+/// One cycle of the packer of `rocesec_ghash_feed_wide` at cycle `c`: it issues up to
+/// `ghash_lanes` blocks of the message at the head of the block queue `gq` (entries: frame,
+/// last block of its message), fewer when they end the message, none while the head message has
+/// fewer queued and its last block is not among them. The hash of a message whose last block
+/// issues is seen from `c + ghash_latency` (`hash_vis`). Returns the blocks issued; the caller
+/// checks the room for a passing beat's blocks against the count before the issue.
+pub(crate) fn wide_pack(
+    p: &CryptoParams,
+    c: u64,
+    gq: &mut VecDeque<(usize, bool)>,
+    hash_vis: &mut [u64],
+) -> usize {
+    let lanes = p.ghash_lanes.max(1);
+    let end = gq.iter().take(lanes).position(|&(_, last)| last);
+    let n_iss = match end {
+        Some(j) => {
+            if let Some(v) = gq.get(j).and_then(|&(f, _)| hash_vis.get_mut(f)) {
+                *v = c + p.ghash_latency;
+            }
+            j + 1
+        }
+        None if gq.len() >= lanes => lanes,
+        None => 0,
+    };
+    gq.drain(..n_iss);
+    n_iss
 }
 
 fn plan(p: &Params, fp: &FrameProfile) -> Plan {
@@ -787,7 +869,18 @@ impl Crypto {
             }
         } else if job_vis.get(self.f).is_some_and(|&v| v <= c) {
             let (active, nks) = job(self.f);
-            if active {
+            if active && p.j0_in_open {
+                // J0 issued in the cycle that opens the job
+                self.aes.push_back((c + p.aes_latency, self.f, true));
+                if nks == 0 {
+                    self.f += 1;
+                } else {
+                    self.busy = true;
+                    self.open = 0;
+                    self.i = 1;
+                    self.n = nks;
+                }
+            } else if active {
                 // this cycle opens the job (ctr_start_cycles in all)
                 self.busy = true;
                 self.open = p.ctr_start_cycles.saturating_sub(1);
@@ -830,6 +923,8 @@ struct Emit {
     s2: Option<(Beat, u32)>,
     /// Frame whose length block is pending in `rocesec_ghash_feed` (`len_pend_q`).
     len_pend: Option<usize>,
+    /// Block queue of `rocesec_ghash_feed_wide` (LANES > 1): (frame, last block of its message).
+    gq: VecDeque<(usize, bool)>,
     dq: VecDeque<Beat>,
     s3: Option<Beat>,
     s4: Option<Beat>,
@@ -882,6 +977,7 @@ pub fn predict(
         s1: None,
         s2: None,
         len_pend: None,
+        gq: VecDeque::new(),
         dq: VecDeque::new(),
         s3: None,
         s4: None,
@@ -940,7 +1036,23 @@ pub fn predict(
         if let Some(f) = len_pend0 {
             hash_vis[f] = c + p.crypto.ghash_latency + 1;
         }
-        if let Some((b, rem)) = emit.s2.as_mut() {
+        if p.crypto.ghash_lanes > 1 {
+            let cnt0 = emit.gq.len();
+            let n_iss = wide_pack(&p.crypto, c, &mut emit.gq, &mut hash_vis);
+            // ... and the beat in its register passes with its blocks when the queue has room
+            if let Some((b, _)) = emit.s2 {
+                let pl = &plans[b.f];
+                let fin = pl.final_beat == Some(b.k);
+                let n_new = pl.feeds.get(b.k).copied().unwrap_or(0) as usize + usize::from(fin);
+                if dq_len0 < p.emit.delay_beats && cnt0 - n_iss + n_new <= p.crypto.ghash_queue {
+                    for j in 0..n_new {
+                        emit.gq.push_back((b.f, fin && j + 1 == n_new));
+                    }
+                    emit.dq.push_back(b);
+                    emit.s2 = None;
+                }
+            }
+        } else if let Some((b, rem)) = emit.s2.as_mut() {
             if *rem > 0 && len_pend0.is_none() {
                 *rem -= 1;
                 if *rem == 0 && plans[b.f].final_beat == Some(b.k) {

@@ -37,7 +37,8 @@ use crate::roce::{self, Frame};
 use crate::sechdr::Mode;
 use crate::stage::key::QpId;
 use crate::timing::{
-    ghash_feeds, header_view, CacheTag, Crypto, CryptoParams, KeyCache, SplitMix64, Traffic,
+    ghash_feeds, header_view, wide_pack, CacheTag, Crypto, CryptoParams, KeyCache, SplitMix64,
+    Traffic,
 };
 use std::collections::VecDeque;
 
@@ -131,6 +132,33 @@ impl Params {
             done_cycles: 2,
         },
     };
+
+    /// The verify top as built with LANES = 4 (`rocesec_verify_4`): 64-byte beats and the
+    /// LANES = 4 input side and crypto stage of [`crate::timing::Params::RTL_LANES4`]; final
+    /// descriptors queue room 16 - 4 (`FinDepth - DqInFlight`); S1 primes NPrev = ceil(24 / 64)
+    /// = 1 beat; delay FIFO 16 beats.
+    pub const RTL_LANES4: Params = Params {
+        parse: ParseParams {
+            common: crate::timing::Params::RTL_LANES4.parse,
+            fin_room: 12,
+        },
+        crypto: crate::timing::Params::RTL_LANES4.crypto,
+        emit: EmitParams {
+            delay_beats: 16,
+            prime_steps: 1,
+            ..Self::RTL.emit
+        },
+        ..Self::RTL
+    };
+
+    /// The built configuration for `lanes` 128-bit lanes per beat (1 or 4), or `None`.
+    pub fn for_lanes(lanes: u32) -> Option<Params> {
+        match lanes {
+            1 => Some(Self::RTL),
+            4 => Some(Self::RTL_LANES4),
+            _ => None,
+        }
+    }
 }
 
 impl Default for Params {
@@ -453,6 +481,8 @@ struct Emit {
     g: Option<(Beat, u32)>,
     /// Frame whose length block is pending in `rocesec_ghash_feed` (`len_pend_q`).
     len_pend: Option<usize>,
+    /// Block queue of `rocesec_ghash_feed_wide` (LANES > 1): (frame, last block of its message).
+    gq: VecDeque<(usize, bool)>,
     /// G is inside a frame (`g0_mid_q`).
     g_mid: bool,
     dq: VecDeque<Beat>,
@@ -525,6 +555,7 @@ pub fn predict(
         in_flight: 0,
         g: None,
         len_pend: None,
+        gq: VecDeque::new(),
         g_mid: false,
         dq: VecDeque::new(),
         sp_active: false,
@@ -706,7 +737,27 @@ pub fn predict(
         if let Some(f) = len_pend0 {
             hash_vis[f] = c + p.crypto.ghash_latency + 1;
         }
-        if let Some((b, rem)) = emit.g.as_mut() {
+        if p.crypto.ghash_lanes > 1 {
+            // rocesec_ghash_feed_wide (see `timing::wide_pack`): the beat passes with its blocks
+            // when the delay FIFO and the block queue have room
+            let cnt0 = emit.gq.len();
+            let n_iss = wide_pack(&p.crypto, c, &mut emit.gq, &mut hash_vis);
+            if let Some((b, _)) = emit.g {
+                let pl = &plans[b.f];
+                let fin = pl.final_beat == Some(b.k);
+                let n_new = pl.feeds.get(b.k).copied().unwrap_or(0) as usize + usize::from(fin);
+                if dq_len0 < ep.delay_beats && cnt0 - n_iss + n_new <= p.crypto.ghash_queue {
+                    for j in 0..n_new {
+                        emit.gq.push_back((b.f, fin && j + 1 == n_new));
+                    }
+                    emit.dq.push_back(b);
+                    emit.g = None;
+                    if b.last {
+                        gend_vis[b.f] = c + 1;
+                    }
+                }
+            }
+        } else if let Some((b, rem)) = emit.g.as_mut() {
             if *rem > 0 && len_pend0.is_none() {
                 *rem -= 1;
                 if *rem == 0 && plans[b.f].final_beat == Some(b.k) {

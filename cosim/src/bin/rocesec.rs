@@ -5,7 +5,7 @@
 //! rocesec protect [--keys KEYS.yaml] [--mode header-auth|packet-auth|aead] IN.pcap OUT.pcap
 //! rocesec verify  [--keys KEYS.yaml] [--mode MODE] IN.pcap OUT.pcap
 //! rocesec roundtrip [--keys KEYS.yaml] [--mode M] [PCAP...]
-//! rocesec cosim [PCAP...] [--keys KEYS.yaml] [--lanes 1] [--mode M] [--seed N] [--jobs N] [--plot FILE.svg] [--no-waves]
+//! rocesec cosim [PCAP...] [--keys KEYS.yaml] [--lanes 1|4] [--mode M] [--seed N] [--jobs N] [--plot FILE.svg] [--no-waves]
 //! ```
 //! Exit status: 0 success; 1 a packet was rejected (or, for inspect, has a bad ICRC); 2 error.
 
@@ -71,7 +71,7 @@ enum Cmd {
         pcaps: Vec<PathBuf>,
         #[command(flatten)]
         k: KeyArgs,
-        /// 128-bit lanes per beat (the main job runs 1 only so far).
+        /// 128-bit lanes per beat: 1 (16-byte beats) or 4 (64-byte beats).
         #[arg(long, default_value_t = 1)]
         lanes: u32,
         /// Stimulus seed (input gaps, output backpressure).
@@ -177,15 +177,28 @@ fn cosim(
     out: &mut dyn std::io::Write,
     err: &mut dyn std::io::Write,
 ) -> std::io::Result<i32> {
-    if lanes != 1 {
+    use rocesec_cosim::rtl::Top;
+    let (top, verify_top) = match lanes {
+        1 => (Top::RocesecProtect1, Top::RocesecVerify1),
+        4 => (Top::RocesecProtect4, Top::RocesecVerify4),
+        _ => {
+            writeln!(
+                err,
+                "error: --lanes {lanes}: the tops are built with LANES 1 and 4"
+            )?;
+            return Ok(cli::EXIT_ERROR);
+        }
+    };
+    let (Some(timing), Some(verify_timing)) = (
+        rocesec_model::timing::Params::for_lanes(lanes),
+        rocesec_model::timing_verify::Params::for_lanes(lanes),
+    ) else {
         writeln!(
             err,
-            "error: --lanes {lanes}: the main job runs LANES = 1 only so far (the LANES = 4 \
-             tops are compared byte for byte in the test suite; their cycle model is not \
-             written yet)"
+            "error: --lanes {lanes}: no timing layer for this width"
         )?;
         return Ok(cli::EXIT_ERROR);
-    }
+    };
     let modes = match mode {
         Some(m) => vec![m],
         None => vec![Mode::HeaderAuth, Mode::PacketAuth, Mode::Aead],
@@ -198,9 +211,11 @@ fn cosim(
         traffic: Traffic { idle: 2, stall: 2 },
         repro_dir: PathBuf::from("cosim-repro"),
         plot,
-        top: rocesec_cosim::rtl::Top::RocesecProtect1,
-        timing: rocesec_model::timing::Params::RTL,
-        verify_top: Some(rocesec_cosim::rtl::Top::RocesecVerify1),
+        top,
+        timing,
+        verify_timing,
+        lanes,
+        verify_top: Some(verify_top),
         waves,
     };
     match job::run(keys, &o, out, err) {

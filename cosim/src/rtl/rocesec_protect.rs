@@ -69,6 +69,11 @@ pub struct RunResult {
 pub use rocesec_model::timing::Traffic;
 
 impl RocesecProtect {
+    /// Bytes per AXI4-Stream beat of the top: 16·LANES (`s_axis_tdata` width / 8).
+    pub fn beat_bytes(&self) -> usize {
+        self.beat_bytes
+    }
+
     /// Build and reset (`top`: a protect or verify variant; both have the same ports).
     pub fn new(top: Top) -> Self {
         let mut sim = Sim::new(top);

@@ -39,6 +39,11 @@ pub struct RocesecVerify {
 }
 
 impl RocesecVerify {
+    /// Bytes per AXI4-Stream beat of the top: 16·LANES.
+    pub fn beat_bytes(&self) -> usize {
+        self.dut.beat_bytes()
+    }
+
     /// Build, reset and select `mode` (control register).
     ///
     /// # Panics
