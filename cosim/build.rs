@@ -391,6 +391,23 @@ const MODELS: &[Model] = &[
         defines: &[],
         trace: true,
     },
+    // Trace-capable builds of the LANES = 4 tops, for `rocesec cosim --lanes 4` waveforms.
+    Model {
+        name: "rocesec_protect_4_trace",
+        module: "rocesec_protect_axil",
+        filelist: "top/rocesec_protect_axil.f",
+        params: &[("LANES", "4")],
+        defines: &[],
+        trace: true,
+    },
+    Model {
+        name: "rocesec_verify_4_trace",
+        module: "rocesec_verify_axil",
+        filelist: "top/rocesec_verify_axil.f",
+        params: &[("LANES", "4")],
+        defines: &[],
+        trace: true,
+    },
 ];
 
 fn main() {

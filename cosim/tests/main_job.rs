@@ -325,6 +325,8 @@ fn the_main_tops_rerun_a_window_on_their_trace_builds() {
     for (t, tt) in [
         (Top::RocesecProtect1, Top::RocesecProtect1Trace),
         (Top::RocesecVerify1, Top::RocesecVerify1Trace),
+        (Top::RocesecProtect4, Top::RocesecProtect4Trace),
+        (Top::RocesecVerify4, Top::RocesecVerify4Trace),
     ] {
         assert!(!t.traceable() && tt.traceable(), "{t:?}");
         assert_eq!(t.traced(), Some(tt));
@@ -333,49 +335,36 @@ fn the_main_tops_rerun_a_window_on_their_trace_builds() {
         assert_eq!(t.traced(), Some(t));
     }
     assert_eq!(Top::RoceIcrc1.traced(), None);
-    // a window around frame 5, taken from a run of the plain model, re-run on the trace build:
-    // same cycles (the determinism check of `waveform`) and a file covering them
-    let o = options(Top::RocesecProtect1, None, &["verbs_rc_imm_mtu1024_v4"]);
-    let keys = KeyFile::demo().unwrap();
-    let unit = job::units(&o.pcaps, &[Mode::Aead]).unwrap().remove(0);
-    let mut k = keys.clone();
-    k.force_mode(unit.mode);
-    let mut dut = RocesecProtect::new(Top::RocesecProtect1);
-    dut.load_keys(&k).unwrap();
-    let (out, _) = dut.run(&unit.frames, o.traffic, &mut SplitMix64::new(o.seed));
-    let f = &out[5];
-    let w = Window::around(5, f.in_first_cycle, f.last_cycle);
-    assert!(w.from > 0, "{w:?}");
-    let waves = job::waveform(
-        Top::RocesecProtect1,
-        &keys,
-        &unit,
-        o.seed,
-        o.traffic,
-        w,
-        &o.repro_dir,
-    )
-    .unwrap();
-    assert_eq!(waves.cycles, (w.from, w.to));
-    let line = WaveLine {
-        path: waves.path.clone(),
-        cycles: waves.cycles,
-        frame: 5,
-        first_in: f.in_first_cycle,
-        last_out: f.last_cycle,
-    };
-    check_waveform(&line, &o.repro_dir);
-    // a window the re-run does not reproduce is refused
-    let off = Window::around(5, f.in_first_cycle + 1, f.last_cycle);
-    let e = job::waveform(
-        Top::RocesecProtect1,
-        &keys,
-        &unit,
-        o.seed,
-        o.traffic,
-        off,
-        &o.repro_dir,
-    )
-    .unwrap_err();
-    assert!(e.contains("diverged"), "{e}");
+    // a window around frame 5, taken from a run of the plain model, re-run on the trace build
+    // (LANES 1 and 4)
+    for top in [Top::RocesecProtect1, Top::RocesecProtect4] {
+        // same cycles (the determinism check of `waveform`) and a file covering them
+        let o = options(top, None, &["verbs_rc_imm_mtu1024_v4"]);
+        let keys = KeyFile::demo().unwrap();
+        let unit = job::units(&o.pcaps, &[Mode::Aead]).unwrap().remove(0);
+        let mut k = keys.clone();
+        k.force_mode(unit.mode);
+        let mut dut = RocesecProtect::new(top);
+        dut.load_keys(&k).unwrap();
+        let (out, _) = dut.run(&unit.frames, o.traffic, &mut SplitMix64::new(o.seed));
+        // a frame far enough in that the window does not start at cycle 0
+        let fi = if top == Top::RocesecProtect4 { 15 } else { 5 };
+        let f = &out[fi];
+        let w = Window::around(fi, f.in_first_cycle, f.last_cycle);
+        assert!(w.from > 0, "{w:?}");
+        let waves = job::waveform(top, &keys, &unit, o.seed, o.traffic, w, &o.repro_dir).unwrap();
+        assert_eq!(waves.cycles, (w.from, w.to));
+        let line = WaveLine {
+            path: waves.path.clone(),
+            cycles: waves.cycles,
+            frame: fi,
+            first_in: f.in_first_cycle,
+            last_out: f.last_cycle,
+        };
+        check_waveform(&line, &o.repro_dir);
+        // a window the re-run does not reproduce is refused
+        let off = Window::around(fi, f.in_first_cycle + 1, f.last_cycle);
+        let e = job::waveform(top, &keys, &unit, o.seed, o.traffic, off, &o.repro_dir).unwrap_err();
+        assert!(e.contains("diverged"), "{e}");
+    }
 }

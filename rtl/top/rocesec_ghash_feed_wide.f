@@ -2,5 +2,7 @@
 rocesec_pkg.sv
 ../ghash/ghash_pkg.sv
 ../ghash/ghash_mul.sv
+../ghash/ghash_core.sv
 ../ghash/ghash_lanes.sv
+rocesec_ghash_feed.sv
 rocesec_ghash_feed_wide.sv

@@ -321,80 +321,44 @@ module rocesec_verify_emit
   assign g_job = jt_q[g_cur];
 
   // Input frame coordinates: AAD from ip_off, ciphertext [P, E).
-  if (LANES == 1) begin : gen_ghash_1
-    rocesec_ghash_feed #(
-      .SlotW (SlotW)
-    ) u_ghash_feed (
-      .clk_i         (clk_i),
-      .rst_ni        (rst_ni),
-      .in_valid_i    (g0_valid),
-      .in_ready_o    (g0_ready),
-      .in_data_i     (in_data_i),
-      .in_keep_i     (in_keep_i),
-      .in_last_i     (in_last_i),
-      .in_slot_i     (g_ptr_q),
-      .in_k_i        (g0_k_q),
-      .in_active_i   (g0_job.protect),
-      .in_ip_off_i   (g0_job.ip_off),
-      .cur_slot_o    (g_cur),
-      .cur_mode_i    (g_job.mode),
-      .cur_ipv6_i    (g_job.ipv6),
-      .cur_ip_off_i  (g_job.ip_off),
-      .cur_udp_off_i (g_job.udp_off),
-      .cur_bth_off_i (g_job.bth_off),
-      .cur_cstart_i  ({9'h0, g_job.poff}),
-      .cur_cend_i    ({1'b0, g_job.eoff}),
-      .cur_h_i       (jt_kh_q[g_cur][127:0]),
-      .out_valid_o   (g_valid),
-      .out_ready_i   (dq_wready),
-      .out_data_o    (g_data),
-      .out_keep_o    (g_keep),
-      .out_last_o    (g_last),
-      .out_slot_o    (g_slot),
-      .out_k_o       (g_k),
-      .hash_valid_o  (hash_we),
-      .hash_slot_o   (hash_slot),
-      .hash_o        (hash_data)
-    );
-  end else begin : gen_ghash_wide
-    slot_t h_slot;
-    rocesec_ghash_feed_wide #(
-      .LANES (LANES),
-      .SlotW (SlotW)
-    ) u_ghash_feed (
-      .clk_i         (clk_i),
-      .rst_ni        (rst_ni),
-      .in_valid_i    (g0_valid),
-      .in_ready_o    (g0_ready),
-      .in_data_i     (in_data_i),
-      .in_keep_i     (in_keep_i),
-      .in_last_i     (in_last_i),
-      .in_slot_i     (g_ptr_q),
-      .in_k_i        (g0_k_q),
-      .in_active_i   (g0_job.protect),
-      .in_ip_off_i   (g0_job.ip_off),
-      .cur_slot_o    (g_cur),
-      .cur_mode_i    (g_job.mode),
-      .cur_ipv6_i    (g_job.ipv6),
-      .cur_ip_off_i  (g_job.ip_off),
-      .cur_udp_off_i (g_job.udp_off),
-      .cur_bth_off_i (g_job.bth_off),
-      .cur_cstart_i  ({9'h0, g_job.poff}),
-      .cur_cend_i    ({1'b0, g_job.eoff}),
-      .h_slot_o      (h_slot),
-      .h_i           (jt_kh_q[h_slot][127:0]),
-      .out_valid_o   (g_valid),
-      .out_ready_i   (dq_wready),
-      .out_data_o    (g_data),
-      .out_keep_o    (g_keep),
-      .out_last_o    (g_last),
-      .out_slot_o    (g_slot),
-      .out_k_o       (g_k),
-      .hash_valid_o  (hash_we),
-      .hash_slot_o   (hash_slot),
-      .hash_o        (hash_data)
-    );
-  end
+  // One feed at every LANES (rocesec_ghash_feed_wide delegates to rocesec_ghash_feed at 1).
+  slot_t h_slot;  // frame whose hash subkey the feed reads
+  rocesec_ghash_feed_wide #(
+    .LANES (LANES),
+    .SlotW (SlotW)
+  ) u_ghash_feed (
+    .clk_i         (clk_i),
+    .rst_ni        (rst_ni),
+    .in_valid_i    (g0_valid),
+    .in_ready_o    (g0_ready),
+    .in_data_i     (in_data_i),
+    .in_keep_i     (in_keep_i),
+    .in_last_i     (in_last_i),
+    .in_slot_i     (g_ptr_q),
+    .in_k_i        (g0_k_q),
+    .in_active_i   (g0_job.protect),
+    .in_ip_off_i   (g0_job.ip_off),
+    .cur_slot_o    (g_cur),
+    .cur_mode_i    (g_job.mode),
+    .cur_ipv6_i    (g_job.ipv6),
+    .cur_ip_off_i  (g_job.ip_off),
+    .cur_udp_off_i (g_job.udp_off),
+    .cur_bth_off_i (g_job.bth_off),
+    .cur_cstart_i  ({9'h0, g_job.poff}),
+    .cur_cend_i    ({1'b0, g_job.eoff}),
+    .h_slot_o      (h_slot),
+    .h_i           (jt_kh_q[h_slot][127:0]),
+    .out_valid_o   (g_valid),
+    .out_ready_i   (dq_wready),
+    .out_data_o    (g_data),
+    .out_keep_o    (g_keep),
+    .out_last_o    (g_last),
+    .out_slot_o    (g_slot),
+    .out_k_o       (g_k),
+    .hash_valid_o  (hash_we),
+    .hash_slot_o   (hash_slot),
+    .hash_o        (hash_data)
+  );
 
   // ICV capture (bytes [E, E + 16) of the input) and frame length, as beats leave G.
   logic [16:0] go_len_q;        // bytes of the current frame before this beat

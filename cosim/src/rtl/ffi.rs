@@ -147,6 +147,8 @@ models! {
     RocesecVerify1Fault => "rocesec_verify_1_fault",
     RocesecVerify4 => "rocesec_verify_4",
     RocesecVerify1Trace => "rocesec_verify_1_trace",
+    RocesecProtect4Trace => "rocesec_protect_4_trace",
+    RocesecVerify4Trace => "rocesec_verify_4_trace",
 }
 
 impl Top {
@@ -160,6 +162,8 @@ impl Top {
         match self {
             Top::RocesecProtect1 => Some(Top::RocesecProtect1Trace),
             Top::RocesecVerify1 => Some(Top::RocesecVerify1Trace),
+            Top::RocesecProtect4 => Some(Top::RocesecProtect4Trace),
+            Top::RocesecVerify4 => Some(Top::RocesecVerify4Trace),
             _ => None,
         }
     }

@@ -56,6 +56,7 @@ impl RocesecVerify {
                     | Top::RocesecVerify1Fault
                     | Top::RocesecVerify1Trace
                     | Top::RocesecVerify4
+                    | Top::RocesecVerify4Trace
             ),
             "{} is not a rocesec_verify variant",
             top.name()
