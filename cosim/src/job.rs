@@ -208,6 +208,7 @@ pub fn run_unit(
         res.mismatches = 1;
         return res;
     };
+    model.set_header_window(params.header_window());
     let mut dut = RocesecProtect::new(top);
     if let Err(e) = dut.load_keys(&k) {
         // checked by `run` before any unit starts; reaching this is a harness bug

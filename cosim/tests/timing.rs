@@ -531,12 +531,16 @@ fn lanes_4_timing_layer_predicts_the_rtl_cycles_and_a_wrong_constant_fails() {
     window9.parse.window_beats = 9; // the LANES = 1 header window
     let mut room2 = p4;
     room2.parse.queue_room = 2; // the LANES = 1 descriptor queues
+    let mut jobs8 = p4;
+    jobs8.emit.jobs = 8; // the LANES = 1 job table
+    jobs8.key.verdicts = 8;
     for (name, p) in [
         ("serial GHASH feed", serial_ghash),
         ("J0 after the open cycle", late_j0),
         ("ghash_lanes latency - 1", ghash_fast),
         ("header window 9 beats", window9),
         ("descriptor queue room 2", room2),
+        ("8 frames in flight", jobs8),
     ] {
         let (acc, kdf) = retime(&runs, &p);
         let r = check(&acc, kdf);

@@ -37,6 +37,9 @@ impl QpState for RxQp {
 pub struct Engine<Q> {
     store: KeyStore,
     qps: HashMap<QpId, Q>,
+    /// Header window of the top in bytes (TX: which rejected frames were already encrypted,
+    /// see [`Engine::protect`]).
+    hdr_window: usize,
     /// Counters.
     pub counters: Counters,
 }
@@ -55,8 +58,18 @@ impl<Q: QpState> Engine<Q> {
         Ok(Self {
             store: KeyStore::new(k)?,
             qps: HashMap::new(),
+            hdr_window: crate::stage::parse::HEADER_WINDOW_LANES1,
             counters: Counters::default(),
         })
+    }
+
+    /// Set the header window of the top this engine stands for, in bytes
+    /// (`roce_parse.sv` `WinBytes`: [`crate::stage::parse::HEADER_WINDOW_LANES1`] = 144 at
+    /// LANES = 1, the default; 192 at LANES = 4). It decides which truncated frames stage `key`
+    /// sees as complete on the header descriptor ([`crate::stage::parse::header_view`]), and so
+    /// which rejected frames consume a PN in [`Engine::protect`].
+    pub fn set_header_window(&mut self, bytes: usize) {
+        self.hdr_window = bytes;
     }
 
     /// Number of KDF runs so far (derived-key cache misses).
@@ -74,6 +87,14 @@ impl<Q: QpState> Engine<Q> {
 impl Engine<TxQp> {
     /// Protect one Ethernet frame.
     ///
+    /// The QP state (next PN, WRITE continuation key) is committed by every frame stage `key`
+    /// protects from its header descriptor, as the RTL's key stage commits it when it decides:
+    /// a frame rejected only at its end — a bad ICRC, or a truncation the parser sees only at
+    /// `tlast` because the frame is longer than the header window ([`Engine::set_header_window`])
+    /// — has already left the cut-through top in part, encrypted under its PN, so that PN is
+    /// never used again (NIST SP 800-38D §8: one IV per key and message). A frame rejected on its
+    /// header (malformed, no key, PN exhausted, …) consumes nothing.
+    ///
     /// # Errors
     /// A [`Reason`] when the frame cannot be protected (malformed, bad ICRC, no key, PN space
     /// exhausted, already protected). Never panics on any input.
@@ -85,10 +106,27 @@ impl Engine<TxQp> {
     }
 
     fn protect_inner(&mut self, frame: &[u8]) -> Verdict {
-        let p = match parse(frame)? {
-            Parsed::NotRoce(_) => return Ok((Forward::NotRoce, frame.to_vec())),
-            Parsed::Roce(p) => p,
-        };
+        match parse(frame) {
+            Ok(Parsed::NotRoce(_)) => Ok((Forward::NotRoce, frame.to_vec())),
+            Ok(Parsed::Roce(p)) => self.protect_parsed(frame, &p),
+            Err(r) => {
+                // Stage key decided on the header before the frame's end was seen.
+                let hv = crate::stage::parse::header_view(frame, self.hdr_window);
+                let h: &[u8] = hv.as_deref().unwrap_or(frame);
+                if let Ok(crate::roce::Frame::Roce(p)) = crate::roce::parse(h) {
+                    // a frame cut inside its headers is malformed on the descriptor already
+                    if frame.len() >= p.payload_off {
+                        let _ = self.protect_parsed(h, &p);
+                    }
+                }
+                Err(r)
+            }
+        }
+    }
+
+    /// Stages key, crypto and emit for a frame laid out as `p` (its ICRC is not checked here);
+    /// commits the QP state when the frame is protected.
+    fn protect_parsed(&mut self, frame: &[u8], p: &crate::roce::Packet) -> Verdict {
         if p.op.service == Service::Cnp {
             return Ok((Forward::Cnp, frame.to_vec()));
         }
@@ -102,7 +140,7 @@ impl Engine<TxQp> {
         }
         let id = (gid, p.bth.dest_qp);
         let qp = self.qp(id).clone();
-        let (sel, pn) = key::select_tx(&self.store, &qp, frame, &p, &gid)?;
+        let (sel, pn) = key::select_tx(&self.store, &qp, frame, p, &gid)?;
         let k = self
             .store
             .key(sel.pd, sel.epoch, &sel.key)
@@ -115,10 +153,16 @@ impl Engine<TxQp> {
         };
         let mut payload = frame[p.payload_off..p.payload_end].to_vec();
         // Lay out the output first: the AAD is taken from the protected headers.
-        let mut out = emit::insert(frame, &p, &sec, &payload).ok_or(Reason::Malformed)?;
+        let mut out = emit::insert(frame, p, &sec, &payload).ok_or(Reason::Malformed)?;
         let Ok(crate::roce::Frame::Roce(q)) = crate::roce::parse(&out) else {
             return Err(Reason::Malformed);
         };
+        // Stage key has decided to protect the frame: commit (next PN, WRITE continuation).
+        let st = self.qp(id);
+        st.next_pn = pn + 1;
+        if key::is_write_first(p) {
+            st.cont = Some(sel.key);
+        }
         let aad = emit::header_aad(&out, &q);
         let icv = crypto::seal(
             pol.mode,
@@ -130,12 +174,6 @@ impl Engine<TxQp> {
         out[q.payload_off..q.payload_end].copy_from_slice(&payload);
         out[q.payload_end..q.payload_end + ICV_LEN].copy_from_slice(&icv);
         crate::roce::icrc::fix(&mut out, &q);
-        // Commit state only for a packet that leaves.
-        let st = self.qp(id);
-        st.next_pn = pn + 1;
-        if key::is_write_first(&p) {
-            st.cont = Some(sel.key);
-        }
         Ok((Forward::Processed, out))
     }
 

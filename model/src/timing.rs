@@ -217,8 +217,12 @@ impl KdfParams {
 /// Stage `key`: `rtl/top/rocesec_protect_key.sv`, one frame at a time, in order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KeyParams {
-    /// Cycles in `StDecide` (classification, table lookups, key selection; registered): 1.
+    /// Cycles from a header entering stage D to its earliest decision (classification, table
+    /// lookups, key selection and the QP state commit, registered into stage J): 1.
     pub decide_cycles: u64,
+    /// Verdict queue entries (`VqDepth` = 8): jobs issued whose final descriptor has not been
+    /// taken yet.
+    pub verdicts: usize,
     /// Cycles in `StKey` when the derived-key cache hits (`rocesec_key_cache` answers in the
     /// cycle of the request, `rsp_valid_o` combinational from the tag compare): 1. On a miss this
     /// is the lookup cycle (cache `StIdle`) before the derivations.
@@ -311,6 +315,7 @@ impl Params {
         },
         key: KeyParams {
             decide_cycles: 1,
+            verdicts: 8,
             look_cycles: 1,
             cache_entries: 8,
             kdf: KdfParams {
@@ -349,17 +354,22 @@ impl Params {
 
 impl Params {
     /// The protect top as built with LANES = 4 (64-byte beats, `rocesec_protect_4`): the
-    /// header window is ceil(142 / 64) = 3 beats; the descriptor queues are 8 deep with 4
+    /// header window is ceil(142 / 64) = 3 beats; the descriptor queues are 16 deep with 4
     /// entries kept free (`DqDepth`/`DqInFlight` of `rocesec_protect.sv`); keystream words are 4
     /// blocks (`KsDepth` 64 words); J0 is issued in the open cycle; GHASH runs in
-    /// `rocesec_ghash_feed_wide` (queue 16, `ghash_lanes` latency 9); the delay FIFO is
-    /// 16 beats.
+    /// `rocesec_ghash_feed_wide` (queue 16, `ghash_lanes` latency 10); the delay FIFO is
+    /// 16 beats; the job table and the verdict queue hold 32 frames (`NumJobs`: a 2-beat frame
+    /// every 2 cycles stays about 50 cycles, E_K(J0) and the keystream take 31).
     pub const RTL_LANES4: Params = Params {
         parse: ParseParams {
             beat_bytes: 64,
             window_beats: 3,
-            queue_room: 4,
+            queue_room: 12,
             ..Self::RTL.parse
+        },
+        key: KeyParams {
+            verdicts: 32,
+            ..Self::RTL.key
         },
         crypto: CryptoParams {
             j0_in_open: true,
@@ -370,10 +380,16 @@ impl Params {
         },
         emit: EmitParams {
             delay_beats: 16,
+            jobs: 32,
             ..Self::RTL.emit
         },
-        ..Self::RTL
     };
+
+    /// Header window of the top in bytes (`roce_parse.sv` `WinBytes`): 144 at LANES = 1, 192 at
+    /// LANES = 4; see [`crate::engine::Engine::set_header_window`].
+    pub fn header_window(&self) -> usize {
+        self.parse.window_beats * self.parse.beat_bytes
+    }
 
     /// The built configuration for `lanes` 128-bit lanes per beat (1 or 4), or `None`.
     pub fn for_lanes(lanes: u32) -> Option<Params> {
@@ -441,15 +457,12 @@ pub fn profile(
 ) -> Result<Vec<FrameProfile>, KeyFileError> {
     let mut prot = Protector::new(keys)?;
     let mut out = Vec::with_capacity(frames.len());
-    let window = p.parse.window_beats * p.parse.beat_bytes;
+    let window = p.header_window();
+    prot.set_header_window(window);
     for f in frames {
         // The header descriptor of a frame longer than the window assumes the whole IP packet;
         // a shorter frame's descriptor comes at tlast with the real length (`ev_len_q`).
-        let hv = if f.len() > window {
-            header_view(f)
-        } else {
-            None
-        };
+        let hv = header_view(f, window);
         let h: &[u8] = hv.as_deref().unwrap_or(f);
         let sel = prot.tx_selection(h);
         let layout = match roce::parse(h) {
@@ -476,37 +489,7 @@ pub fn profile(
     Ok(out)
 }
 
-/// The frame as stage `key` sees it on the header descriptor: a frame shorter than the IP
-/// length in its header, zero-filled to that length (`roce_parse.sv` checks lengths "as if the
-/// frame held its whole IP packet" until `tlast`). `None` when the frame is long enough or has
-/// no readable IPv4/IPv6 header.
-pub(crate) fn header_view(f: &[u8]) -> Option<Vec<u8>> {
-    let be16 = |o: usize| -> Option<usize> {
-        Some(usize::from(u16::from_be_bytes([
-            *f.get(o)?,
-            *f.get(o + 1)?,
-        ])))
-    };
-    let mut off = 12;
-    let mut et = be16(off)?;
-    for _ in 0..2 {
-        if et == 0x8100 || et == 0x88a8 {
-            off += 4;
-            et = be16(off)?;
-        }
-    }
-    let ip = off + 2;
-    let full = match et {
-        0x0800 => ip + be16(ip + 2)?,
-        0x86dd => ip + 40 + be16(ip + 4)?,
-        _ => return None,
-    };
-    (full > f.len()).then(|| {
-        let mut v = f.to_vec();
-        v.resize(full, 0);
-        v
-    })
-}
+pub(crate) use crate::stage::parse::header_view;
 
 // ------------------------------------------------------------------------------------------
 // Prediction
@@ -711,9 +694,8 @@ struct Parse {
 /// The key stage's FSM states (`state_e` of `rocesec_protect_key.sv`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum KeyState {
+    /// Stage J empty (`StIdle`).
     Idle,
-    /// `StDecide` for `left` more cycles.
-    Decide(u64),
     /// `StKey`, lookup cycle (`look_cycles`; a hit answers in it), for `left` more cycles.
     Look(u64),
     /// In `StKey` after the lookup cycle of a miss for `left` more cycles, of which the first
@@ -722,15 +704,22 @@ enum KeyState {
         left: u64,
         busy: u64,
     },
+    /// `StJob`: the job is offered to the emit.
     Job,
-    Final,
 }
 
-/// Stage `key`: FSM, derived-key cache, KDF.
+/// Stage `key` (`rtl/top/rocesec_protect_key.sv`): stage D (the header under decision, which
+/// commits the QP state), stage J (key fetch and job issue), the verdict queue, the
+/// derived-key cache and the KDF.
 struct Key {
+    /// Stage D: frame and the first cycle it may be decided in.
+    d: Option<(usize, u64)>,
+    /// Stage J.
     state: KeyState,
-    /// Frame under work.
+    /// Frame in stage J.
     cur: usize,
+    /// Verdict queue: frame and the cycle its entry is visible (job issue + 1).
+    vq: VecDeque<(usize, u64)>,
     cache: KeyCache,
     kdf_cycles: u64,
 }
@@ -962,8 +951,10 @@ pub fn predict(
         fq: VecDeque::new(),
     };
     let mut key = Key {
+        d: None,
         state: KeyState::Idle,
         cur: 0,
+        vq: VecDeque::new(),
         cache: KeyCache::new(p.key.cache_entries),
         kdf_cycles: 0,
     };
@@ -1124,22 +1115,18 @@ pub fn predict(
         // ---- key stage ----
         let hq_front = parse.hq.front().filter(|e| e.1 <= c).map(|e| e.0);
         let fq_front = parse.fq.front().filter(|e| e.1 <= c).map(|e| e.0);
+        // final descriptors pop the verdict queue, in frame order
+        if let (Some(&(f, vis)), Some(_)) = (key.vq.front(), fq_front) {
+            if vis <= c {
+                key.vq.pop_front();
+                parse.fq.pop_front();
+                done_vis[f] = c + p.emit.done_cycles;
+            }
+        }
+        // stage J
+        let mut j_free = false;
         match key.state {
-            KeyState::Idle => {
-                if let Some(f) = hq_front {
-                    parse.hq.pop_front();
-                    key.cur = f;
-                    key.state = KeyState::Decide(p.key.decide_cycles);
-                }
-            }
-            KeyState::Decide(left) if left > 1 => key.state = KeyState::Decide(left - 1),
-            KeyState::Decide(_) => {
-                key.state = if plans[key.cur].protect {
-                    KeyState::Look(p.key.look_cycles)
-                } else {
-                    KeyState::Job
-                };
-            }
+            KeyState::Idle => j_free = true,
             KeyState::Look(left) if left > 1 => key.state = KeyState::Look(left - 1),
             KeyState::Look(_) => {
                 key.state = KeyState::Job;
@@ -1167,23 +1154,32 @@ pub fn predict(
                 };
             }
             KeyState::Job => {
-                if in_flight0 < p.emit.jobs {
+                if in_flight0 < p.emit.jobs && key.vq.len() < p.key.verdicts {
                     job_vis[key.cur] = c + 1;
                     emit.in_flight += 1;
-                    key.state = KeyState::Final;
+                    key.vq.push_back((key.cur, c + 1));
+                    key.state = KeyState::Idle;
+                    j_free = true;
                 }
             }
-            KeyState::Final => {
-                if fq_front.is_some() {
-                    parse.fq.pop_front();
-                    done_vis[key.cur] = c + p.emit.done_cycles;
-                    key.state = KeyState::Idle;
-                    if let Some(f) = hq_front {
-                        parse.hq.pop_front();
-                        key.cur = f;
-                        key.state = KeyState::Decide(p.key.decide_cycles);
-                    }
-                }
+        }
+        // stage D: decide (and commit) when J takes the frame; the next header enters D in
+        // the same cycle
+        if let Some((f, from)) = key.d {
+            if j_free && from <= c {
+                key.cur = f;
+                key.state = if plans[f].protect {
+                    KeyState::Look(p.key.look_cycles)
+                } else {
+                    KeyState::Job
+                };
+                key.d = None;
+            }
+        }
+        if key.d.is_none() {
+            if let Some(f) = hq_front {
+                parse.hq.pop_front();
+                key.d = Some((f, c + p.key.decide_cycles));
             }
         }
 

@@ -135,11 +135,14 @@ impl Params {
 
     /// The verify top as built with LANES = 4 (`rocesec_verify_4`): 64-byte beats and the
     /// LANES = 4 input side and crypto stage of [`crate::timing::Params::RTL_LANES4`]; final
-    /// descriptors queue room 16 - 4 (`FinDepth - DqInFlight`); S1 primes NPrev = ceil(24 / 64)
-    /// = 1 beat; delay FIFO 16 beats.
+    /// descriptors queue room 16 - 4 (`FinDepth - DqInFlight`), header descriptors 8 - 4
+    /// (`HqDepth - DqInFlight`); S1 primes NPrev = ceil(24 / 64) = 1 beat; delay FIFO 16 beats.
     pub const RTL_LANES4: Params = Params {
         parse: ParseParams {
-            common: crate::timing::Params::RTL_LANES4.parse,
+            common: crate::timing::ParseParams {
+                queue_room: 4,
+                ..crate::timing::Params::RTL_LANES4.parse
+            },
             fin_room: 12,
         },
         crypto: crate::timing::Params::RTL_LANES4.crypto,
@@ -237,11 +240,7 @@ pub fn profile(
     let window = p.parse.common.window_beats * p.parse.common.beat_bytes;
     let mut out = Vec::with_capacity(frames.len());
     for f in frames {
-        let hv = if f.len() > window {
-            header_view(f)
-        } else {
-            None
-        };
+        let hv = header_view(f, window);
         let h: &[u8] = hv.as_deref().unwrap_or(f);
         let d = v.rx_selection(h);
         let layout = match roce::parse(h) {

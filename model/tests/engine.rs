@@ -438,3 +438,38 @@ fn a_non_zero_udp_checksum_is_carried_unchanged() {
         assert_eq!(rx.verify(&prot).map(|v| v.1), Ok(f.clone()), "{mode}");
     }
 }
+
+/// A frame that stage `key` protects from its header but whose end rejects it (a bad ICRC, or a
+/// truncation seen only after the header window) has already left in part, encrypted under its
+/// PN: the protect top is cut-through. Its PN is consumed, so the next frame of the QP never
+/// reuses the nonce (two ciphertexts under one (key, IV) would give away the keystream and H,
+/// NIST SP 800-38D §8). A frame that is malformed on its header descriptor is never encrypted
+/// and consumes nothing.
+#[test]
+fn a_frame_rejected_at_its_end_consumes_its_pn() {
+    let good = Builder::new(0x04, 1, &[7; 200]).build(); // 258 B
+    let mut bad_icrc = good.clone();
+    let n = bad_icrc.len();
+    bad_icrc[n - 1] ^= 1;
+    let pn_of = |out: &[u8]| layout(out).sec.expect("SecHdr").pn;
+    for mode in MODES {
+        // LANES = 1 (header window 144 B): cut at 238 and 160 B is seen at tlast only
+        let mut tx = Protector::new(&keys(mode)).expect("tx");
+        assert_eq!(tx.protect(&bad_icrc), Err(Reason::BadIcrc));
+        assert_eq!(tx.protect(&good[..238]), Err(Reason::Malformed));
+        assert_eq!(tx.protect(&good[..160]), Err(Reason::Malformed));
+        assert_eq!(tx.protect(&good[..120]), Err(Reason::Malformed)); // within the window
+        assert_eq!(tx.protect(&good[..50]), Err(Reason::Malformed)); // cut inside the headers
+        let (_, out) = tx.protect(&good).expect("protect");
+        assert_eq!(pn_of(&out), 4, "{mode:?}: PNs 1..=3 were used by the rejected frames");
+        assert_eq!(tx.counters.rejected_for(Reason::Malformed), 4);
+
+        // LANES = 4 (header window 192 B): the 160-B frame's descriptor comes at tlast
+        let mut tx = Protector::new(&keys(mode)).expect("tx");
+        tx.set_header_window(192);
+        assert_eq!(tx.protect(&good[..160]), Err(Reason::Malformed));
+        assert_eq!(tx.protect(&bad_icrc), Err(Reason::BadIcrc));
+        let (_, out) = tx.protect(&good).expect("protect");
+        assert_eq!(pn_of(&out), 2, "{mode:?}");
+    }
+}

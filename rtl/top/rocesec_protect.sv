@@ -129,8 +129,10 @@ module rocesec_protect
   // accepted (parse 3 + write 1), so up to DqInFlight frames are accepted that the count does
   // not show yet: 2 with the 16-byte beats of LANES = 1 (a frame has 4 or more), 4 when a
   // frame can be a single beat. Room is kept for them (a queue write is never refused).
+  // With frames of 1 or 2 beats the key stage decides one every 2 cycles while their final
+  // descriptors arrive early: 16 entries let the input run far enough ahead (LANES > 1).
   localparam int unsigned DqInFlight = (LANES > 1) ? 4 : 2;
-  localparam int unsigned DqDepth    = (LANES > 1) ? 8 : 4;
+  localparam int unsigned DqDepth    = (LANES > 1) ? 16 : 4;
   localparam int unsigned DqCntW     = $clog2(DqDepth) + 1;
   logic            hq_valid, hq_ready;
   logic [HdrW-1:0] hq_data;
@@ -177,6 +179,11 @@ module rocesec_protect
   // Key //
   /////////
 
+  // Frames in flight between the key stage and the output (emit job table, key stage verdict
+  // queue). A frame stays about 50 cycles (E_K(J0) and the keystream take 31); 8 cover one
+  // frame per 6 cycles (the smallest frame at LANES = 1), 32 one per 2 cycles (LANES = 4).
+  localparam int unsigned NumJobs = (LANES > 1) ? 32 : 8;
+
   logic       job_valid, job_ready;
   rocesec_pkg::job_t       job;
   logic       done_valid;
@@ -184,7 +191,8 @@ module rocesec_protect
   logic [1:0] done_fwd;
 
   rocesec_protect_key #(
-    .NumQps   (NumQps)
+    .NumQps      (NumQps),
+    .NumVerdicts (NumJobs)
   ) u_key (
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),
@@ -214,7 +222,8 @@ module rocesec_protect
   //////////
 
   rocesec_protect_emit #(
-    .LANES (LANES)
+    .LANES   (LANES),
+    .NumJobs (NumJobs)
   ) u_emit (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),

@@ -16,14 +16,22 @@
 // contexts of docs/key-hierarchy.md) from the PD key slot of (pd, epoch), and a job_t is issued
 // with the rewritten header (IPv4 total length / IPv6 payload length and UDP length + 24,
 // IPv4 header checksum recomputed as RFC 791 / etherparse does, BTH TVer = 1, SecHdr of
-// docs/wire-format.md §3 inserted at eth_off). Then the final parse descriptor of the same
-// frame (roce_parse desc_valid_o) decides the verdict (parse errors first, then the key
-// stage's) and, for a protected packet that leaves, commits the QP state (next PN, WRITE
-// continuation) — as the model commits only packets that leave.
+// docs/wire-format.md §3 inserted at eth_off). A frame the stage decides to protect commits
+// the QP state (next PN, WRITE continuation) in the cycle of the decision: the protect top is
+// cut-through, so a frame rejected later at its end (bad ICRC, truncated) has already left in
+// part under its PN, which must never be used again (model: Protector::protect). The final
+// parse descriptor of each frame (roce_parse desc_valid_o) then decides its verdict (parse
+// errors first, then the key stage's) from a verdict queue, in frame order.
+//
+// Pipeline (one frame per stage): D decides the header descriptor in d_q against the QP table
+// (commit in the same cycle, so D decides the next frame in the next cycle); J fetches the key
+// (StKey, a cache hit answers in the cycle of the request) and issues the job (StJob); the
+// verdict queue pairs each issued job with its final descriptor. A protected frame costs J two
+// cycles when its key is cached, a frame forwarded unchanged one.
 //
 // Tables (written through reg_*; see docs/rtl/tops.md): default policy, NumPolicies policy
 // entries keyed by (dest GID, dest QPN), NumPdSlots PD key slots keyed by (PD, epoch). The TX
-// QP state table (NumQps entries, allocated on the first packet that leaves) and the
+// QP state table (NumQps entries, allocated by the first packet it protects) and the
 // derived-key cache (NumCache entries, round-robin, flushed by any PD slot write) are internal.
 // Hardware limits (no model equivalent, verdict unknown-key): QP state table full, no PD slot
 // for (pd, epoch). AES-128 key hierarchy only; no rkey allow-list (the model's `mrs: None`).
@@ -36,7 +44,8 @@ module rocesec_protect_key
   parameter int unsigned NumPolicies = 8,
   parameter int unsigned NumPdSlots  = 4,
   parameter int unsigned NumQps      = 16,
-  parameter int unsigned NumCache    = 8
+  parameter int unsigned NumCache    = 8,
+  parameter int unsigned NumVerdicts = 8    // verdict queue: >= the emit's NumJobs (2^n)
 ) (
   input  wire logic                  clk_i,
   input  wire logic                  rst_ni,
@@ -146,23 +155,30 @@ module rocesec_protect_key
 
   // (the length fields and the IPv4 header sum come with the descriptor)
 
-  /////////////////////////
-  // Packet under work   //
-  /////////////////////////
+  /////////////////////////////////////////
+  // Stage D: the header under decision  //
+  /////////////////////////////////////////
 
-  typedef enum logic [3:0] {
-    StIdle, StDecide, StKey, StJob, StFinal
+  typedef enum logic [1:0] {
+    StIdle, StKey, StJob
   } state_e;
 
-  state_e                state_q;
+  state_e                state_q;  // stage J
+  logic                  d_valid_q;
   /* verilator lint_off UNUSEDSIGNAL */
   roce_parse_pkg::roce_desc_t            d_q;      // read field by field
+  roce_parse_pkg::roce_desc_t            jd_q;     // stage J's copy (the job's header fields)
   /* verilator lint_on UNUSEDSIGNAL */
 
-  // The next header is taken in the cycle the current frame's verdict completes.
-  assign hdr_ready_o = (state_q == StIdle) || (state_q == StFinal && fin_valid_i);
+  // Stage J takes a decision when it is empty or issues its job in this cycle; the next
+  // header enters D in the cycle D hands its frame over.
+  logic j_free, dec_take, job_fire, vq_full;
+  assign job_fire    = (state_q == StJob) && !vq_full && job_ready_i;
+  assign j_free      = (state_q == StIdle) || job_fire;
+  assign dec_take    = d_valid_q && j_free;
+  assign hdr_ready_o = !d_valid_q || dec_take;
 
-  // Decision (registered in StDecide)
+  // Decision of d_q (combinational; registered into stage J by dec_take)
   logic         dec_protect, dec_protect_q;
   logic [3:0]   dec_reason, dec_reason_q;
   logic [1:0]   dec_fwd, dec_fwd_q;
@@ -174,12 +190,12 @@ module rocesec_protect_key
   logic [7:0]   dec_epoch, epoch_q;
   logic [23:0]  dec_salt, salt_q;
   logic [5:0]   dec_level, level_q;
-  logic [31:0]  dec_pd, pd_q;
+  logic [31:0]  dec_pd;
   logic [127:0] dec_pdkey, pdkey_q;
   rocesec_pkg::key_tag_t dec_tag, tag_q;
-  logic         dec_qp_found, qp_found_q;
-  logic [$clog2(NumQps)-1:0] dec_qp_idx, qp_idx_q;
-  logic         dec_write_first, write_first_q;
+  logic         dec_qp_found;
+  logic [$clog2(NumQps)-1:0] dec_qp_idx;
+  logic         dec_write_first;
 
   // Table lookups of the packet under work (d_q).
   /* verilator lint_off UNUSEDSIGNAL */
@@ -362,46 +378,101 @@ module rocesec_protect_key
   // the IPv4 checksum recomputed over the new header (as etherparse writes it), TVer = 1.
   always_comb begin
     logic [15:0] ipl;
-    ipl         = d_q.ip_len + 16'(rocesec_pkg::Overhead);
+    ipl         = jd_q.ip_len + 16'(rocesec_pkg::Overhead);
     job         = '0;
     job.protect = dec_protect_q;
     job.mode    = mode_q;
     job.key     = key_q;
     job.h       = h_q;
-    job.iv      = {d_q.dest_qp, salt_q, pn_q};
+    job.iv      = {jd_q.dest_qp, salt_q, pn_q};
     job.sechdr  = {mode_q, level_q, epoch_q, pn_q};
     job.ip_len  = ipl;
-    job.udp_len = d_q.udp_len + 16'(rocesec_pkg::Overhead);
-    job.ip_csum = rocesec_pkg::ipv4_csum(d_q.ip_sum, ipl);
-    job.hoff    = d_q.eth_off;
-    job.poff    = d_q.payload_off;
-    job.eoff    = d_q.payload_end;
-    job.ipv6    = d_q.ipv6;
-    job.ip_off  = d_q.ip_off;
-    job.udp_off = d_q.udp_off;
-    job.bth_off = d_q.bth_off;
+    job.udp_len = jd_q.udp_len + 16'(rocesec_pkg::Overhead);
+    job.ip_csum = rocesec_pkg::ipv4_csum(jd_q.ip_sum, ipl);
+    job.hoff    = jd_q.eth_off;
+    job.poff    = jd_q.payload_off;
+    job.eoff    = jd_q.payload_end;
+    job.ipv6    = jd_q.ipv6;
+    job.ip_off  = jd_q.ip_off;
+    job.udp_off = jd_q.udp_off;
+    job.bth_off = jd_q.bth_off;
   end
 
-  assign job_valid_o = (state_q == StJob);
+  assign job_valid_o = (state_q == StJob) && !vq_full;
   assign job_o       = job;
 
-  ///////////
-  // FSM   //
-  ///////////
+  ///////////////////
+  // Verdict queue //
+  ///////////////////
+
+  // One entry per issued job: {key stage reason, forward kind}; popped by the frame's final
+  // descriptor. Entries never outnumber the emit's job slots (a job is freed after its verdict),
+  // so NumVerdicts = the emit's NumJobs never fills; vq_full stalls StJob if it ever did.
+  localparam int unsigned VqDepth = NumVerdicts;
+  localparam int unsigned VqW     = $clog2(VqDepth);
+
+  logic [5:0]     vq_q [VqDepth];
+  logic [VqW-1:0] vq_wr_q, vq_rd_q;
+  logic [VqW:0]   vq_count_q;
+  logic [3:0]     vq_reason;
+  logic [1:0]     vq_fwd;
+  logic           fin_fire;
+
+  assign vq_full     = (vq_count_q == (VqW + 1)'(VqDepth));
+  assign fin_ready_o = (vq_count_q != '0);
+  assign fin_fire    = fin_valid_i && fin_ready_o;
+  assign {vq_reason, vq_fwd} = vq_q[vq_rd_q];
 
   logic [3:0] fin_reason;
-  assign fin_ready_o = (state_q == StFinal);
 
   always_comb begin
     if (fin_kind_i == roce_parse_pkg::KindMalformed)                  fin_reason = rocesec_pkg::ReasonMalformed;
     else if (fin_kind_i == roce_parse_pkg::KindRoce && !fin_icrc_ok_i) fin_reason = rocesec_pkg::ReasonBadIcrc;
-    else                                              fin_reason = dec_reason_q;
+    else                                              fin_reason = vq_reason;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (job_fire) vq_q[vq_wr_q] <= {dec_reason_q, dec_fwd_q};
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
+      vq_wr_q       <= '0;
+      vq_rd_q       <= '0;
+      vq_count_q    <= '0;
+      done_valid_o  <= 1'b0;
+      done_reason_o <= '0;
+      done_fwd_o    <= '0;
+      for (int c = 0; c < 24; c++) cnt_q[c] <= '0;
+    end else begin
+      done_valid_o <= 1'b0;
+      if (job_fire) vq_wr_q <= vq_wr_q + 1'b1;
+      if (fin_fire) vq_rd_q <= vq_rd_q + 1'b1;
+      vq_count_q <= vq_count_q + (VqW + 1)'(job_fire) - (VqW + 1)'(fin_fire);
+      if (fin_fire) begin
+        done_valid_o  <= 1'b1;
+        done_reason_o <= fin_reason;
+        done_fwd_o    <= vq_fwd;
+        cnt_q[0]      <= cnt_q[0] + 32'd1;
+        if (fin_reason != rocesec_pkg::ReasonOk) begin
+          cnt_q[8 + fin_reason] <= cnt_q[8 + fin_reason] + 32'd1;
+        end else begin
+          cnt_q[1 + vq_fwd] <= cnt_q[1 + vq_fwd] + 32'd1;
+        end
+      end
+    end
+  end
+
+  //////////////////////
+  // Stages D and J   //
+  //////////////////////
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
       state_q       <= StIdle;
+      d_valid_q     <= 1'b0;
       d_q           <= '0;
+      jd_q          <= '0;
       dec_protect_q <= 1'b0;
       dec_reason_q  <= '0;
       dec_fwd_q     <= '0;
@@ -410,107 +481,65 @@ module rocesec_protect_key
       epoch_q       <= '0;
       salt_q        <= '0;
       level_q       <= '0;
-      pd_q          <= '0;
       pdkey_q       <= '0;
       tag_q         <= '0;
-      qp_found_q    <= 1'b0;
-      qp_idx_q      <= '0;
-      write_first_q <= 1'b0;
       key_q         <= '0;
       h_q           <= '0;
-      done_valid_o  <= 1'b0;
-      done_reason_o <= '0;
-      done_fwd_o    <= '0;
-      for (int c = 0; c < 24; c++) cnt_q[c] <= '0;
     end else begin
-      done_valid_o <= 1'b0;
-      unique case (state_q)
-        StIdle: begin
-          if (hdr_valid_i) begin
-            d_q     <= hdr_desc_i;
-            state_q <= StDecide;
-          end
-        end
-        StDecide: begin
-          dec_protect_q <= dec_protect;
-          dec_reason_q  <= dec_reason;
-          dec_fwd_q     <= dec_fwd;
-          mode_q        <= dec_mode;
-          pn_q          <= dec_pn[47:0];
-          epoch_q       <= dec_epoch;
-          salt_q        <= dec_salt;
-          level_q       <= dec_level;
-          pd_q          <= dec_pd;
-          pdkey_q       <= dec_pdkey;
-          tag_q         <= dec_tag;
-          qp_found_q    <= dec_qp_found;
-          qp_idx_q      <= dec_qp_idx;
-          write_first_q <= dec_write_first;
-          state_q       <= dec_protect ? StKey : StJob;
-        end
-        StKey: begin
-          if (kc_rsp_valid) begin
-            key_q   <= kc_key;
-            h_q     <= kc_h;
-            state_q <= StJob;
-          end
-        end
-        StJob: begin
-          if (job_ready_i) state_q <= StFinal;
-        end
-        StFinal: begin
-          if (fin_valid_i) begin
-            done_valid_o  <= 1'b1;
-            done_reason_o <= fin_reason;
-            done_fwd_o    <= dec_fwd_q;
-            cnt_q[0]      <= cnt_q[0] + 32'd1;
-            if (fin_reason != rocesec_pkg::ReasonOk) begin
-              cnt_q[8 + fin_reason] <= cnt_q[8 + fin_reason] + 32'd1;
-            end else begin
-              cnt_q[1 + dec_fwd_q] <= cnt_q[1 + dec_fwd_q] + 32'd1;
-            end
-            key_q   <= '0;
-            h_q     <= '0;
-            pdkey_q <= '0;
-            if (hdr_valid_i) begin
-              d_q     <= hdr_desc_i;
-              state_q <= StDecide;
-            end else begin
-              state_q <= StIdle;
-            end
-          end
-        end
-        default: state_q <= StIdle;
-      endcase
+      // stage D
+      if (hdr_valid_i && hdr_ready_o) begin
+        d_q       <= hdr_desc_i;
+        d_valid_q <= 1'b1;
+      end else if (dec_take) begin
+        d_valid_q <= 1'b0;
+      end
+      // stage J
+      if (job_fire) begin
+        // key material leaves with the job
+        key_q   <= '0;
+        h_q     <= '0;
+        pdkey_q <= '0;
+        state_q <= StIdle;
+      end else if (state_q == StKey && kc_rsp_valid) begin
+        key_q   <= kc_key;
+        h_q     <= kc_h;
+        state_q <= StJob;
+      end
+      if (dec_take) begin
+        jd_q          <= d_q;
+        dec_protect_q <= dec_protect;
+        dec_reason_q  <= dec_reason;
+        dec_fwd_q     <= dec_fwd;
+        mode_q        <= dec_mode;
+        pn_q          <= dec_pn[47:0];
+        epoch_q       <= dec_epoch;
+        salt_q        <= dec_salt;
+        level_q       <= dec_level;
+        pdkey_q       <= dec_pdkey;
+        tag_q         <= dec_tag;
+        state_q       <= dec_protect ? StKey : StJob;
+      end
     end
   end
 
-
-  // TX QP state commit: a protected packet that leaves (model: Protector::protect commits
-  // next_pn and, for a WRITE First, the continuation key).
+  // TX QP state commit, in the cycle stage D decides to protect a frame (docs/rtl/tops.md):
+  // next PN and, for a WRITE First, the continuation key. The entry is the one found (or the
+  // free one allocated) by the decision; D's next frame is decided against the new value.
   logic  qp_we;
   txqp_t qp_wdata;
 
   always_comb begin
-    qp_we    = (state_q == StFinal) && fin_valid_i && fin_reason == rocesec_pkg::ReasonOk && dec_protect_q;
-    // the entry found at the decision (the key stage takes one frame at a time, so nothing
-    // committed since): its identity is the frame's, only the continuation key is carried over
-    qp_wdata       = qps_flat[qp_idx_q];
+    qp_we          = dec_take && dec_protect;
+    qp_wdata       = sel_st;  // the matched entry, or a fresh one (no continuation)
     qp_wdata.valid = 1'b1;
     qp_wdata.gid   = d_q.dest_gid;
     qp_wdata.qpn   = d_q.dest_qp;
-    if (!qp_found_q) begin
-      qp_wdata.cont_valid = 1'b0;
-      qp_wdata.cont_rkey  = '0;
-      qp_wdata.cont_level = '0;
-      qp_wdata.cont_index = '0;
-    end
-    qp_wdata.next_pn = {1'b0, pn_q} + 49'd1;
-    if (write_first_q) begin
+    qp_wdata.next_pn = {1'b0, dec_pn[47:0]} + 49'd1;
+    if (dec_write_first) begin
       qp_wdata.cont_valid = 1'b1;
-      qp_wdata.cont_rkey  = tag_q.a;
-      qp_wdata.cont_level = tag_q.b[5:0];
-      qp_wdata.cont_index = tag_q.index;
+      qp_wdata.cont_rkey  = dec_tag.a;
+      qp_wdata.cont_level = dec_tag.b[5:0];
+      qp_wdata.cont_index = dec_tag.index;
     end
   end
 
@@ -519,7 +548,7 @@ module rocesec_protect_key
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         e <= '0;
-      end else if (qp_we && qp_idx_q == q[$clog2(NumQps)-1:0]) begin
+      end else if (qp_we && dec_qp_idx == q[$clog2(NumQps)-1:0]) begin
         e <= qp_wdata;
       end
     end
@@ -529,6 +558,6 @@ module rocesec_protect_key
   end
 
   logic unused_sig;
-  assign unused_sig = ^{pd_q, unused_pol_next, reg_addr_i[1:0]};
+  assign unused_sig = ^{dec_pd, dec_qp_found, unused_pol_next, reg_addr_i[1:0]};
 
 endmodule
