@@ -135,23 +135,28 @@ impl Params {
 
     /// The verify top as built with LANES = 4 (`rocesec_verify_4`): 64-byte beats and the
     /// LANES = 4 input side and crypto stage of [`crate::timing::Params::RTL_LANES4`]; final
-    /// descriptors queue room 16 - 4 (`FinDepth - DqInFlight`), header descriptors 8 - 4
-    /// (`HqDepth - DqInFlight`); S1 primes NPrev = ceil(24 / 64) = 1 beat; delay FIFO 16 beats.
+    /// descriptors queue room 32 - 4 (`FinDepth - DqInFlight`), header descriptors 8 - 4
+    /// (`HqDepth - DqInFlight`); 16 frames in flight (`NumJobs` = `VqDepth`); S1 primes
+    /// NPrev = ceil(24 / 64) = 1 beat; delay FIFO 16 beats.
     pub const RTL_LANES4: Params = Params {
         parse: ParseParams {
             common: crate::timing::ParseParams {
                 queue_room: 4,
                 ..crate::timing::Params::RTL_LANES4.parse
             },
-            fin_room: 12,
+            fin_room: 28,
+        },
+        key: KeyParams {
+            verdict_depth: 16,
+            ..Self::RTL.key
         },
         crypto: crate::timing::Params::RTL_LANES4.crypto,
         emit: EmitParams {
+            jobs: 16,
             delay_beats: 16,
             prime_steps: 1,
             ..Self::RTL.emit
         },
-        ..Self::RTL
     };
 
     /// The built configuration for `lanes` 128-bit lanes per beat (1 or 4), or `None`.
@@ -720,6 +725,19 @@ pub fn predict(
                                 emit.sp_drain = pl.nks.saturating_sub(emit.sp_ks_used);
                                 emit.sp_ks_used = 0;
                                 emit.sp_active = emit.sp_drain > 0;
+                                // a last beat made without input (`sp_chain`): the step also
+                                // primes the next frame with its first beat, if it is processed
+                                let next = (in_done && emit.sp_drain == 0 && dq_len0 > 0)
+                                    .then(|| emit.dq.front().map(|b| b.f))
+                                    .flatten()
+                                    .filter(|&g| plans[g].process);
+                                if let Some(g) = next {
+                                    emit.dq.pop_front();
+                                    emit.sp_active = true;
+                                    emit.sp_f = g;
+                                    emit.sp_n = 1;
+                                    emit.sp_taken = 1;
+                                }
                             }
                         }
                     }

@@ -73,8 +73,13 @@ module rocesec_verify
   end
 
   localparam int unsigned DescW    = roce_parse_pkg::DescBits;
-  localparam int unsigned VqDepth  = 8;   // frames decided, verdict pending
-  localparam int unsigned FinDepth = 16;  // final descriptors queued (>= VqDepth + DqInFlight)
+  // Frames in flight: with frames of 3 or 4 beats back to back (LANES > 1) a frame stays
+  // longer than 8 frame times from its job to its last beat (the 31-cycle AES pipeline), so
+  // the job table and the verdict queue hold 16 there.
+  localparam int unsigned NumJobs  = (LANES > 1) ? 16 : 8;
+  localparam int unsigned VqDepth  = NumJobs;  // frames decided, verdict pending
+  localparam int unsigned FinDepth = (LANES > 1) ? 32 : 16;  // final descriptors (>= VqDepth + DqInFlight)
+  localparam int unsigned FqCntW   = $clog2(FinDepth) + 1;
   // A frame's pulses reach a queue's count 4 cycles after its last beat is accepted (parse 3 +
   // write 1), so up to DqInFlight frames are accepted that the count does not show yet: 2 with
   // the 16-byte beats of LANES = 1 (a frame has 4 or more), 4 when a frame can be a single
@@ -151,13 +156,13 @@ module rocesec_verify
   logic [HqCntW-1:0] hq_count;
   logic            fq_valid, fq_ready;
   logic [2:0]      fq_data;
-  logic [4:0]      fq_count;
+  logic [FqCntW-1:0] fq_count;
   logic            unused_hq_wready, unused_fq_wready;
 
   // The fin queue also holds the descriptors of frames decided but waiting for their verdict
   // (up to VqDepth in the key stage).
   assign hq_room = (hq_count < HqCntW'(HqDepth - DqInFlight)) &&
-                   (fq_count < 5'(FinDepth - DqInFlight));
+                   (fq_count < FqCntW'(FinDepth - DqInFlight));
 
   common_fifo_sync #(
     .Width (HdrW),
@@ -256,6 +261,7 @@ module rocesec_verify
 
   rocesec_verify_emit #(
     .LANES      (LANES),
+    .NumJobs    (NumJobs),
     .FrameBeats (FrameBeats)
   ) u_emit (
     .clk_i           (clk_i),

@@ -614,11 +614,24 @@ module rocesec_verify_emit
     end
   end
 
-  assign dq_rready = sp_take;
   assign ks_pop    = sp_ks_pop;
 
   logic sp_drain_need;
   assign sp_drain_need = !sp_pass && (sp_ks_used_q + 16'(sp_ks_pop) < nw_of(sp_job));
+
+  // A last beat made without input (the frame's input is all in the window) is also the
+  // first priming step of the next frame, when that frame is processed: its first beat is
+  // taken in the same cycle, so frames whose input is not longer than their output by NPrev
+  // beats leave back to back (before, one idle cycle per frame).
+  logic sp_chain;
+  /* verilator lint_off UNUSEDSIGNAL */
+  rocesec_pkg::job_t nx_job;
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign nx_job   = jt_q[d_slot];
+  assign sp_chain = sp_emit && sp_last && sp_in_done_q && !sp_pass && !sp_drain_need &&
+                    dq_rvalid && nx_job.protect;
+
+  assign dq_rready = sp_take || sp_chain;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -666,6 +679,13 @@ module rocesec_verify_emit
             sp_drain_q <= 1'b1;
             if (sp_ks_pop) sp_ks_used_q <= sp_ks_used_q + 16'd1;
             else           sp_ks_used_q <= sp_ks_used_q;
+          end else if (sp_chain) begin
+            sp_slot_q    <= d_slot;
+            sp_n_q       <= 13'd1;
+            sp_prev_q[0] <= d_data;
+            sp_in_len_q  <= 16'(popcount(d_keep));
+            sp_in_done_q <= d_last;
+            sp_ks_used_q <= '0;
           end else begin
             sp_active_q  <= 1'b0;
             sp_ks_used_q <= '0;
