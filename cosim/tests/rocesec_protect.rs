@@ -608,6 +608,9 @@ fn lanes_4_mixed_sizes_back_to_back_line_rate() {
              cycles ({:.3} beats/cycle)",
             beats as f64 / span as f64
         );
-        assert_eq!(span, beats, "LANES 4 {mode:?} small mixed sizes: idle output cycles");
+        assert_eq!(
+            span, beats,
+            "LANES 4 {mode:?} small mixed sizes: idle output cycles"
+        );
     }
 }

@@ -598,6 +598,84 @@ fn mixed_sizes_back_to_back_line_rate() {
     }
 }
 
+/// Back to back, one size at a time and sizes mixed, keys cached, both output modes: the input
+/// runs at 1 beat/cycle (asserted) at LANES = 1 and, for protected frames of 3 or more 64-byte
+/// beats, at LANES = 4. Before session 8, S1 primed a frame only after the previous frame's last
+/// output beat, one idle cycle per frame whenever a frame's input was not NPrev beats longer
+/// than its output (LANES 1: a 1082-B frame took 69 cycles for 68 beats; LANES 4: every size
+/// but 3 of 8). Frames of 2 beats at LANES = 4 take 3 cycles (the key stage decides one frame
+/// per 3 cycles): printed, not asserted (docs/rtl/tops.md).
+#[test]
+fn back_to_back_one_size_line_rate() {
+    let cases: [(Top, usize, &[usize]); 3] = [
+        (Top::RocesecVerify1, 16, &[1000, 200, 111, 40]),
+        (Top::RocesecVerify4, 64, &[1000, 200, 150, 111, 47]),
+        (
+            Top::RocesecVerify4,
+            64,
+            &[47, 1000, 64, 150, 300, 111, 2000, 200],
+        ),
+    ];
+    let span_of = |top: Top, bb: usize, sizes: &[usize], m| -> (u64, u64) {
+        let keys = demo(Mode::Aead);
+        let plain: Vec<Vec<u8>> = (0..80)
+            .map(|i| Builder::new(0x04, i as u32, &vec![0x5a; sizes[i % sizes.len()]]).build())
+            .collect();
+        let frames = protected(&keys, &plain);
+        let mut rng = SplitMix64::new(5);
+        let mut dut = RocesecVerify::new(top, m);
+        dut.load_keys(&keys).unwrap();
+        let mut model = Verifier::new(&keys).unwrap();
+        let r = dut.run(&frames[..1], 1, LINE, &mut rng); // derive the key
+        score(&mut model, &frames[..1], &r, m, "one size");
+        let r = dut.run(&frames[1..], frames.len() - 1, LINE, &mut rng);
+        score(&mut model, &frames[1..], &r, m, "one size");
+        let (a, z) = (20usize, r.out.len() - 1);
+        let span = r.in_starts[z] - r.in_starts[a];
+        let beats: u64 = frames[1 + a..1 + z]
+            .iter()
+            .map(|f| f.len().div_ceil(bb) as u64)
+            .sum();
+        (span, beats)
+    };
+    for (i, (top, bb, sizes)) in cases.into_iter().enumerate() {
+        for m in MODES {
+            // one size at a time (case 0 and 1), then the mix (case 2)
+            let runs: Vec<Vec<usize>> = if i < 2 {
+                sizes.iter().map(|&l| vec![l]).collect()
+            } else {
+                vec![sizes.to_vec()]
+            };
+            for run in runs {
+                let (span, beats) = span_of(top, bb, &run, m);
+                eprintln!(
+                    "{top:?} [{}] payload {run:?}: {beats} input beats in {span} cycles \
+                     ({:.3} beats/cycle)",
+                    m.name(),
+                    beats as f64 / span as f64
+                );
+                assert_eq!(
+                    span,
+                    beats,
+                    "{top:?} {} {run:?}: idle input cycles",
+                    m.name()
+                );
+            }
+        }
+    }
+    // 2-beat frames at LANES = 4: measured
+    for len in [0usize, 40] {
+        let (span, beats) = span_of(Top::RocesecVerify4, 64, &[len], MODES[0]);
+        eprintln!(
+            "RocesecVerify4 payload {len} B (2 input beats): {:.2} cycles/frame, {:.3} input \
+             beats/cycle",
+            span as f64 * 2.0 / beats as f64,
+            beats as f64 / span as f64
+        );
+        assert!(span >= beats);
+    }
+}
+
 /// LANES = 4 (64-byte beats): the corpus protected in the three modes, in both output modes,
 /// with random gaps and backpressure and back to back, and the tamper pass: bytes, verdicts
 /// and counters against the model (the timing layer models LANES = 1 only).

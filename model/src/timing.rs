@@ -700,10 +700,7 @@ enum KeyState {
     Look(u64),
     /// In `StKey` after the lookup cycle of a miss for `left` more cycles, of which the first
     /// `busy` have the cache's `busy_o` high (all but its `StRsp` cycle).
-    Kdf {
-        left: u64,
-        busy: u64,
-    },
+    Kdf { left: u64, busy: u64 },
     /// `StJob`: the job is offered to the emit.
     Job,
 }

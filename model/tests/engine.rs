@@ -461,7 +461,11 @@ fn a_frame_rejected_at_its_end_consumes_its_pn() {
         assert_eq!(tx.protect(&good[..120]), Err(Reason::Malformed)); // within the window
         assert_eq!(tx.protect(&good[..50]), Err(Reason::Malformed)); // cut inside the headers
         let (_, out) = tx.protect(&good).expect("protect");
-        assert_eq!(pn_of(&out), 4, "{mode:?}: PNs 1..=3 were used by the rejected frames");
+        assert_eq!(
+            pn_of(&out),
+            4,
+            "{mode:?}: PNs 1..=3 were used by the rejected frames"
+        );
         assert_eq!(tx.counters.rejected_for(Reason::Malformed), 4);
 
         // LANES = 4 (header window 192 B): the 160-B frame's descriptor comes at tlast
