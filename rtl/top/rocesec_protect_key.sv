@@ -408,20 +408,28 @@ module rocesec_protect_key
   // One entry per issued job: {key stage reason, forward kind}; popped by the frame's final
   // descriptor. Entries never outnumber the emit's job slots (a job is freed after its verdict),
   // so NumVerdicts = the emit's NumJobs never fills; vq_full stalls StJob if it ever did.
-  localparam int unsigned VqDepth = NumVerdicts;
-  localparam int unsigned VqW     = $clog2(VqDepth);
-
-  logic [5:0]     vq_q [VqDepth];
-  logic [VqW-1:0] vq_wr_q, vq_rd_q;
-  logic [VqW:0]   vq_count_q;
   logic [3:0]     vq_reason;
   logic [1:0]     vq_fwd;
-  logic           fin_fire;
+  logic           vq_wready, fin_fire;
+  logic [$clog2(NumVerdicts):0] unused_vq_count;
 
-  assign vq_full     = (vq_count_q == (VqW + 1)'(VqDepth));
-  assign fin_ready_o = (vq_count_q != '0);
-  assign fin_fire    = fin_valid_i && fin_ready_o;
-  assign {vq_reason, vq_fwd} = vq_q[vq_rd_q];
+  assign vq_full  = !vq_wready;
+  assign fin_fire = fin_valid_i && fin_ready_o;
+
+  common_fifo_sync #(
+    .Width (6),
+    .Depth (NumVerdicts)
+  ) u_verdict_q (
+    .clk_i    (clk_i),
+    .rst_ni   (rst_ni),
+    .wvalid_i (job_fire),
+    .wready_o (vq_wready),
+    .wdata_i  ({dec_reason_q, dec_fwd_q}),
+    .rvalid_o (fin_ready_o),
+    .rready_i (fin_valid_i),
+    .rdata_o  ({vq_reason, vq_fwd}),
+    .count_o  (unused_vq_count)
+  );
 
   logic [3:0] fin_reason;
 
@@ -431,24 +439,14 @@ module rocesec_protect_key
     else                                              fin_reason = vq_reason;
   end
 
-  always_ff @(posedge clk_i) begin
-    if (job_fire) vq_q[vq_wr_q] <= {dec_reason_q, dec_fwd_q};
-  end
-
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      vq_wr_q       <= '0;
-      vq_rd_q       <= '0;
-      vq_count_q    <= '0;
       done_valid_o  <= 1'b0;
       done_reason_o <= '0;
       done_fwd_o    <= '0;
       for (int c = 0; c < 24; c++) cnt_q[c] <= '0;
     end else begin
       done_valid_o <= 1'b0;
-      if (job_fire) vq_wr_q <= vq_wr_q + 1'b1;
-      if (fin_fire) vq_rd_q <= vq_rd_q + 1'b1;
-      vq_count_q <= vq_count_q + (VqW + 1)'(job_fire) - (VqW + 1)'(fin_fire);
       if (fin_fire) begin
         done_valid_o  <= 1'b1;
         done_reason_o <= fin_reason;
@@ -558,6 +556,6 @@ module rocesec_protect_key
   end
 
   logic unused_sig;
-  assign unused_sig = ^{dec_pd, dec_qp_found, unused_pol_next, reg_addr_i[1:0]};
+  assign unused_sig = ^{dec_pd, dec_qp_found, unused_pol_next, unused_vq_count, reg_addr_i[1:0]};
 
 endmodule
