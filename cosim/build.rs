@@ -555,6 +555,7 @@ struct Ctx<'a> {
 /// Verilate one model and compile it into `lib<name>_fast.a` / `lib<name>_slow.a`, unless its
 /// stamp says the libraries are up to date (then only tell cargo to link them).
 fn build_model(m: &Model, c: &Ctx) {
+    let t0 = std::time::Instant::now();
     let (rtl, csrc, out, verilator, fault, root, base) =
         (c.rtl, c.csrc, c.out, c.verilator, c.fault, c.root, c.base);
     let opt = c.opt;
@@ -624,6 +625,7 @@ fn build_model(m: &Model, c: &Ctx) {
     }
     let st = cmd.status().expect("run verilator");
     assert!(st.success(), "verilator failed for {}", m.name);
+    let t_verilate = t0.elapsed().as_secs_f64();
 
     let (mut fast, mut slow) = (base(opt, m.trace), base(0, m.trace));
     for b in [&mut fast, &mut slow] {
@@ -653,6 +655,15 @@ fn build_model(m: &Model, c: &Ctx) {
     fast.compile(&libs[0]);
     slow.compile(&libs[1]);
     write_stamp(out, m.name, &stamp);
+    // Wall time of the model's last build (two models build at once on two cores, so about its
+    // CPU time): `$OUT_DIR/<name>.build-time`, summed up in docs/testplan.md "CI time".
+    let line = format!(
+        "{:<30} verilate {:>6.1} s  C++ -O{opt} {:>6.1} s\n",
+        m.name,
+        t_verilate,
+        t0.elapsed().as_secs_f64() - t_verilate
+    );
+    let _ = fs::write(out.join(format!("{}.build-time", m.name)), line);
 }
 
 /// Is the build of `name` (stamp file `<out>/<name>.stamp`) up to date with `stamp`, and do its

@@ -41,6 +41,13 @@ step "yosys check"
 # 4. Every Rust test: model (vectors, engine, captures, fuzz), RTL co-simulation, host library
 #    with its libibverbs backend (host-lib/tests/vm.rs runs rocesec-host-demo on two rxe devices
 #    under qemu through the rig; ROCESEC_SKIP_RIG=1 skips it too).
+marker=$(mktemp)
+cargo test --workspace --release --no-fail-fast --features rocesec-host/verbs --no-run
+step "cargo build"
+# Per-model Verilator + C++ times of the models this build rebuilt (cosim/build.rs), longest first.
+find target/release/build -name '*.build-time' -newer "$marker" -exec cat {} + 2>/dev/null |
+    sort -k7,7 -n -r | awk '{ print; v += $3; c += $7 } END { if (NR) printf "[test.sh] %d models: verilate %.0f s, C++ %.0f s (wall, 2 at once)\n", NR, v, c }'
+rm -f "$marker"
 cargo test --workspace --release --no-fail-fast --features rocesec-host/verbs
 step "cargo test"
 

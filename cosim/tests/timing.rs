@@ -296,6 +296,46 @@ fn verify_runs_on(top: Top, p: &VParams, traffic: Traffic) -> Vec<VRun> {
         .collect()
 }
 
+/// Minimum protected frames (2 beats of 64 bytes at LANES = 4: SEND payload 0 to 46 B) back to
+/// back through `top`, both output modes: the stream where the number of frames in flight
+/// limits the rate (the corpus, with gaps, never has 16 in flight).
+fn min_frame_runs(top: Top, p: &VParams) -> Vec<VRun> {
+    use rocesec_model::engine::Protector;
+    use rocesec_model::roce::build::Builder;
+    let mut keys = KeyFile::demo().unwrap();
+    keys.force_mode(Mode::Aead);
+    let mut pr = Protector::new(&keys).unwrap();
+    let frames: Vec<Vec<u8>> = (0..160u32)
+        .map(|i| {
+            let plain = Builder::new(0x04, i, &vec![0x5a; [0, 17, 40, 46][i as usize % 4]]).build();
+            pr.protect(&plain).unwrap().1
+        })
+        .collect();
+    let line = Traffic { idle: 0, stall: 0 };
+    [VerifyMode::CutThrough, VerifyMode::StoreForward]
+        .into_iter()
+        .map(|mode| {
+            let rtl = job_verify::run_stream(top, &keys, &frames, mode, SEED, line, p);
+            assert_eq!(
+                rtl.mismatches,
+                0,
+                "min frames {}: {:?}",
+                mode.name(),
+                rtl.report
+            );
+            VRun {
+                traffic: line,
+                keys: keys.clone(),
+                frames: frames.clone(),
+                mode,
+                seed: SEED,
+                label: format!("min frames {}", mode.name()),
+                rtl,
+            }
+        })
+        .collect()
+}
+
 /// The verify model with `p` against the recorded RTL runs, per (stream, output mode).
 fn retime_verify(runs: &[VRun], p: &VParams) -> (Vec<(String, Accuracy)>, (u64, u64)) {
     let mut by: Vec<(String, Accuracy)> = Vec::new();
@@ -566,7 +606,10 @@ fn lanes_4_timing_layer_holds_under_heavy_backpressure() {
 fn lanes_4_verify_timing_layer_predicts_the_rtl_cycles_and_a_wrong_constant_fails() {
     let p4 = VParams::RTL_LANES4;
     for traffic in [TRAFFIC, HEAVY] {
-        let runs = verify_runs_on(Top::RocesecVerify4, &p4, traffic);
+        let mut runs = verify_runs_on(Top::RocesecVerify4, &p4, traffic);
+        if traffic == TRAFFIC {
+            runs.extend(min_frame_runs(Top::RocesecVerify4, &p4));
+        }
         let (acc, kdf) = retime_verify(&runs, &p4);
         let ok = check_verify(&acc, kdf);
         eprintln!(
@@ -587,8 +630,12 @@ fn lanes_4_verify_timing_layer_predicts_the_rtl_cycles_and_a_wrong_constant_fail
         serial_ghash.crypto.ghash_lanes = 1;
         let mut ghash_slow = p4;
         ghash_slow.crypto.ghash_latency += 1;
+        let mut jobs16 = p4;
+        jobs16.emit.jobs = 16; // session 8's job table and verdict queue
+        jobs16.key.verdict_depth = 16;
         for (name, p) in [
             ("S1 primes 2 beats", prime2),
+            ("16 frames in flight", jobs16),
             ("final-descriptor room 14", fin14),
             ("serial GHASH feed", serial_ghash),
             ("ghash_lanes latency + 1", ghash_slow),

@@ -17,9 +17,10 @@
 //! error against the RTL.
 //!
 //! Pipeline (rocesec_verify.sv, rocesec_verify_key.sv, rocesec_verify_emit.sv):
-//! input → packet FIFO + parse tap → header/final descriptor queues → key FSM (`StIdle`,
-//! `StDecide` (waits while a pending frame of the same QP could change the decision), `StKey`,
-//! `StJob` (waits for a job-table slot and verdict-queue room)) → job table → G (input walker +
+//! input → packet FIFO + parse tap → header/final descriptor queues → key stage D (decides
+//! when stage J is free, and waits while a pending frame of the same QP could change the
+//! decision) → key stage J (`StKey`, `StJob`: waits for a job-table slot and verdict-queue
+//! room) → job table → G (input walker +
 //! GHASH feed, one block per cycle) → delay FIFO → S1 (strip/splice, 2 priming steps, keystream)
 //! → S1 register → S4 (ICRC patch; the last beat waits for the final verdict) → S5 output frame
 //! FIFO (cut-through: committed as written; store-and-forward: committed at a good last beat,
@@ -62,7 +63,7 @@ pub struct ParseParams {
 /// Stage `key`: `rtl/top/rocesec_verify_key.sv`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KeyParams {
-    /// `StDecide` (1 cycle without a conflict), `StKey` lookup (1), derived-key cache (8
+    /// Stage D (decides 1 cycle after taking the header), `StKey` lookup (1), derived-key cache (8
     /// entries) and KDF: the same `rocesec_key_cache` + `kdf_cmac` as the protect top's key
     /// stage, so the protect layer's constants.
     pub common: crate::timing::KeyParams,
@@ -136,7 +137,7 @@ impl Params {
     /// The verify top as built with LANES = 4 (`rocesec_verify_4`): 64-byte beats and the
     /// LANES = 4 input side and crypto stage of [`crate::timing::Params::RTL_LANES4`]; final
     /// descriptors queue room 32 - 4 (`FinDepth - DqInFlight`), header descriptors 8 - 4
-    /// (`HqDepth - DqInFlight`); 16 frames in flight (`NumJobs` = `VqDepth`); S1 primes
+    /// (`HqDepth - DqInFlight`); 32 frames in flight (`NumJobs` = `VqDepth`); S1 primes
     /// NPrev = ceil(24 / 64) = 1 beat; delay FIFO 16 beats.
     pub const RTL_LANES4: Params = Params {
         parse: ParseParams {
@@ -147,12 +148,12 @@ impl Params {
             fin_room: 28,
         },
         key: KeyParams {
-            verdict_depth: 16,
+            verdict_depth: 32,
             ..Self::RTL.key
         },
         crypto: crate::timing::Params::RTL_LANES4.crypto,
         emit: EmitParams {
-            jobs: 16,
+            jobs: 32,
             delay_beats: 16,
             prime_steps: 1,
             ..Self::RTL.emit
@@ -371,7 +372,8 @@ pub struct Prediction {
     /// counts them: over the run's `cycles`, plus [`DRIVER_TAIL`] cycles when a frame is
     /// discarded (a derivation for a trailing rejected frame may still be running then).
     pub kdf_cycles: u64,
-    /// Cycles stage `key` spent in `StDecide` waiting for a conflicting frame's verdict.
+    /// Cycles stage D of stage `key` could have decided (stage J free) but waited for a
+    /// conflicting frame's verdict.
     pub conflict_cycles: u64,
     /// False when the model stopped without progress (never expected).
     pub complete: bool,
@@ -450,12 +452,11 @@ struct Parse {
     last_in: u64,
 }
 
-/// The key stage's FSM (`state_e` of `rocesec_verify_key.sv`).
+/// Stage J of the key stage (`state_e` of `rocesec_verify_key.sv`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum KeyState {
+    /// `StIdle`: free for the next decision.
     Idle,
-    /// `StDecide` for at least `left` more cycles (then while a conflict holds).
-    Decide(u64),
     /// `StKey`, lookup cycle(s).
     Look(u64),
     /// `StKey` on a miss after the lookup, for `left` more cycles (all but the last with the
@@ -465,9 +466,14 @@ enum KeyState {
     Job,
 }
 
-/// Stage `key`: FSM, derived-key cache + KDF, verdict queue.
+/// Stage `key`: stage D (the header under decision, waiting while a conflict holds), stage J
+/// (key fetch and job issue), the derived-key cache + KDF and the verdict queue.
 struct Key {
+    /// Stage D: frame and the first cycle it may be decided in.
+    d: Option<(usize, u64)>,
+    /// Stage J.
     state: KeyState,
+    /// Frame in stage J.
     cur: usize,
     cache: KeyCache,
     /// KDF busy intervals (first cycle, cycles).
@@ -546,6 +552,7 @@ pub fn predict(
         last_in: 0,
     };
     let mut key = Key {
+        d: None,
         state: KeyState::Idle,
         cur: 0,
         cache: KeyCache::new(kp.cache_entries),
@@ -830,40 +837,11 @@ pub fn predict(
             }
         }
 
-        // ---- key stage: FSM ----
+        // ---- key stage: stage J (key fetch, job issue) ----
         let hq_front = parse.hq.front().filter(|e| e.1 <= c).map(|e| e.0);
+        let mut j_free = false;
         match key.state {
-            KeyState::Idle => {
-                if let Some(f) = hq_front {
-                    parse.hq.pop_front();
-                    key.cur = f;
-                    key.state = KeyState::Decide(kp.decide_cycles);
-                }
-            }
-            KeyState::Decide(left) if left > 1 => key.state = KeyState::Decide(left - 1),
-            KeyState::Decide(_) => {
-                let cur = &frames[key.cur];
-                let conflict = cur.qp.is_some()
-                    && (vq_head0..key.vq_tail).any(|k| {
-                        let e = &frames[k];
-                        e.process.is_some_and(|pr| {
-                            e.qp == cur.qp
-                                && (e.pn == cur.pn
-                                    || e.pn >= cur.pn.saturating_add(64)
-                                    || pr.promote
-                                    || (e.write_first && cur.write_cont))
-                        })
-                    });
-                if conflict {
-                    key.conflict_cycles += 1;
-                } else {
-                    key.state = if plans[key.cur].process {
-                        KeyState::Look(kp.look_cycles)
-                    } else {
-                        KeyState::Job
-                    };
-                }
-            }
+            KeyState::Idle => j_free = true,
             KeyState::Look(left) if left > 1 => key.state = KeyState::Look(left - 1),
             KeyState::Look(_) => {
                 key.state = KeyState::Job;
@@ -889,12 +867,45 @@ pub fn predict(
                     emit.in_flight += 1;
                     key.vq_tail = key.cur + 1;
                     key.state = KeyState::Idle;
-                    if let Some(f) = hq_front {
-                        parse.hq.pop_front();
-                        key.cur = f;
-                        key.state = KeyState::Decide(kp.decide_cycles);
-                    }
+                    j_free = true;
                 }
+            }
+        }
+        // ---- key stage: stage D (decide when J is free and no earlier pending frame of the
+        // QP, in the verdict queue or in J, could change the decision by committing) ----
+        if let Some((f, from)) = key.d {
+            if j_free && from <= c {
+                let cur = &frames[f];
+                // J's frame is in vq_head0..vq_tail here: J is free only when it is idle or
+                // issues its job in this cycle (vq_tail = its frame + 1).
+                let conflict = cur.qp.is_some()
+                    && (vq_head0..key.vq_tail).any(|k| {
+                        let e = &frames[k];
+                        e.process.is_some_and(|pr| {
+                            e.qp == cur.qp
+                                && (e.pn == cur.pn
+                                    || e.pn >= cur.pn.saturating_add(64)
+                                    || pr.promote
+                                    || (e.write_first && cur.write_cont))
+                        })
+                    });
+                if conflict {
+                    key.conflict_cycles += 1;
+                } else {
+                    key.cur = f;
+                    key.state = if plans[f].process {
+                        KeyState::Look(kp.look_cycles)
+                    } else {
+                        KeyState::Job
+                    };
+                    key.d = None;
+                }
+            }
+        }
+        if key.d.is_none() {
+            if let Some(f) = hq_front {
+                parse.hq.pop_front();
+                key.d = Some((f, c + kp.decide_cycles));
             }
         }
 

@@ -68,26 +68,6 @@ module roce_parse_icrc #(
     crc_byte = s;
   endfunction
 
-  // Inverse of crc_byte(c, 8'h00).
-  function automatic logic [31:0] crc_unzero_byte(logic [31:0] c);
-    logic [31:0] s;
-    logic        b;
-    s = c;
-    for (int k = 0; k < 8; k++) begin
-      b = s[31];
-      s = s ^ (b ? Poly : 32'h0);
-      s = {s[30:0], b};
-    end
-    crc_unzero_byte = s;
-  endfunction
-
-  function automatic logic [31:0] crc_beat(logic [31:0] c, logic [128*LANES-1:0] d);
-    logic [31:0] s;
-    s = c;
-    for (int i = 0; i < BeatBytes; i++) s = crc_byte(s, d[8*i +: 8]);
-    crc_beat = s;
-  endfunction
-
   function automatic logic [31:0] crc_prefix();
     logic [31:0] s;
     s = 32'hFFFF_FFFF;
@@ -97,53 +77,71 @@ module roce_parse_icrc #(
 
   localparam logic [31:0] StatePrefix = crc_prefix();  // after init and the masked LRH
 
-  // The same maps as constant GF(2) matrices, so that every output bit is one balanced XOR
-  // tree (shallow logic): crc_beat(c, d) = A c ^ B d, crc_unzero(s, n) = U_n s.
+  // The CRC maps as constant GF(2) matrices, so that every output bit is one balanced XOR
+  // tree (shallow logic): the state after the BeatBytes bytes of d from state c is A c ^ B d,
+  // and n zero bytes are undone by U_n s.
   // Row o of A / B / U_n is the mask of input bits that output bit o depends on.
   localparam int unsigned DW = 128 * LANES;
 
-  function automatic logic [32*32-1:0] mat_a();
-    logic [31:0] col;
-    for (int i = 0; i < 32; i++) begin
-      col = crc_beat(32'h1 << i, '0);
-      for (int o = 0; o < 32; o++) mat_a[32*o + i] = col[o];
+  // Elaboration cost matters here: Yosys evaluates constant functions by interpretation and
+  // copies the whole variable on every write, so building B column by column (a CRC over a
+  // whole beat each) with bit writes took minutes at LANES = 4. The matrices are built bit-sliced instead, from the linearity of
+  // the CRC: a "state" holds 32 lanes (lane o = bit o of several columns at once), so one
+  // shift-register step on the state is one step on every column, and lane o is a piece of
+  // row o. With Z = crc_byte(., 8'h00):
+  //   column (byte i, bit b) of B = Z^(BeatBytes-1-i) crc_byte(0, 1 << b): one pass from the
+  //   last byte down carries the 8 columns of a byte (lanes of 8 bits);
+  //   column 8m + b of A = column (byte m, bit b) of B, since crc_byte(c, x) depends on c ^ x
+  //   only, and crc_byte(e_j, 8'h00) = e_(j-8) for j >= 8 (no feedback in the first 8 steps);
+  //   U_n = n unzero steps from the identity (lanes of 32 bits: the state is the matrix), the
+  //   inverse of Z: b = s[31]; s ^= b ? Poly : 0; s = {s[30:0], b}, 8 times.
+
+  function automatic logic [32*DW-1:0] mat_b();
+    logic [32*8-1:0] s;     // lane o (8 bits): bit o of the columns of bits 0..7 of a byte
+    logic [32*8-1:0] px;    // Poly, bit o widened to lane o
+    for (int o = 0; o < 32; o++) px[8*o +: 8] = {8{Poly[o]}};
+    s = '0;
+    for (int b = 0; b < 8; b++) s[8*b + b] = 1'b1;  // e_b: the byte's bit b, before its steps
+    for (int i = BeatBytes - 1; i >= 0; i--) begin
+      // one byte: 8 steps of s = s[0] ? (s >> 1) ^ Poly : s >> 1 on every column
+      for (int k = 0; k < 8; k++) s = (s >> 8) ^ (px & {32{s[7:0]}});
+      for (int o = 0; o < 32; o++) mat_b[DW*o + 8*i +: 8] = s[8*o +: 8];
     end
   endfunction
 
-  function automatic logic [32*DW-1:0] mat_b();
-    logic [31:0] col;
-    logic [DW-1:0] d;
-    for (int j = 0; j < DW; j++) begin
-      d = '0;
-      d[j] = 1'b1;
-      col = crc_beat(32'h0, d);
-      for (int o = 0; o < 32; o++) mat_b[DW*o + j] = col[o];
-    end
+  localparam logic [32*DW-1:0] MatB = mat_b();
+
+  function automatic logic [32*32-1:0] mat_a();
+    for (int o = 0; o < 32; o++) mat_a[32*o +: 32] = MatB[DW*o +: 32];
   endfunction
 
   // U_n for the base-4 digits of n: level l holds U_(d * 4^l), d = 1..3 (3 matrices per level).
   localparam int unsigned LB      = $clog2(BeatBytes);   // bits of a byte count < BeatBytes
   localparam int unsigned ULevels = (LB + 1) / 2;
+  localparam int unsigned UMax    = 3 << (2 * (ULevels - 1));  // largest n: 3 * 4^(ULevels-1)
 
+  // One pass of UMax unzero bytes from the identity, keeping U_n at every n = d * 4^l.
   function automatic logic [ULevels*3*1024-1:0] mat_u();
-    logic [31:0] col;
-    int unsigned n;
-    for (int l = 0; l < ULevels; l++) begin
-      for (int d = 1; d < 4; d++) begin
-        n = d * (1 << (2 * l));
-        for (int i = 0; i < 32; i++) begin
-          col = 32'h1 << i;
-          for (int k = 0; k < 64; k++) begin
-            if (k < n) col = crc_unzero_byte(col);
-          end
-          for (int o = 0; o < 32; o++) mat_u[1024*(3*l + d - 1) + 32*o + i] = col[o];
+    logic [32*32-1:0] s;   // lane o (32 bits): row o of U_n
+    logic [32*31-1:0] t;   // lanes 0..30 after the conditional XOR (lane 31 is shifted out)
+    logic [32*31-1:0] px;  // Poly, bit o widened to lane o (lane 31 is not needed)
+    for (int o = 0; o < 31; o++) px[32*o +: 32] = {32{Poly[o]}};
+    s  = '0;
+    for (int o = 0; o < 32; o++) s[32*o + o] = 1'b1;
+    for (int n = 1; n <= int'(UMax); n++) begin
+      for (int k = 0; k < 8; k++) begin
+        t = s[32*31-1:0] ^ (px & {31{s[32*31 +: 32]}});
+        s = {t, s[32*31 +: 32]};
+      end
+      for (int l = 0; l < int'(ULevels); l++) begin
+        for (int d = 1; d < 4; d++) begin
+          if (n == d * (1 << (2 * l))) mat_u[1024*(3*l + d - 1) +: 1024] = s;
         end
       end
     end
   endfunction
 
   localparam logic [32*32-1:0]           MatA = mat_a();
-  localparam logic [32*DW-1:0]           MatB = mat_b();
   localparam logic [ULevels*3*1024-1:0]  MatU = mat_u();
 
   function automatic logic [31:0] beat_fast(logic [31:0] c, logic [DW-1:0] d);

@@ -73,12 +73,14 @@ module rocesec_verify
   end
 
   localparam int unsigned DescW    = roce_parse_pkg::DescBits;
-  // Frames in flight: with frames of 3 or 4 beats back to back (LANES > 1) a frame stays
-  // longer than 8 frame times from its job to its last beat (the 31-cycle AES pipeline), so
-  // the job table and the verdict queue hold 16 there.
-  localparam int unsigned NumJobs  = (LANES > 1) ? 16 : 8;
+  // Frames in flight: with 2-beat frames back to back (LANES > 1) a frame stays about 50
+  // cycles from its job to its verdict (E_K(J0) through the 31-cycle AES pipeline), over 16
+  // frame times, so the job table and the verdict queue hold 32 there (16: 2.37 cycles per
+  // 2-beat frame, from the timing layer). Final descriptors: FinDepth - DqInFlight = 28 at
+  // LANES > 1, enough for line rate there (the timing layer: 20 would do).
+  localparam int unsigned NumJobs  = (LANES > 1) ? 32 : 8;
   localparam int unsigned VqDepth  = NumJobs;  // frames decided, verdict pending
-  localparam int unsigned FinDepth = (LANES > 1) ? 32 : 16;  // final descriptors (>= VqDepth + DqInFlight)
+  localparam int unsigned FinDepth = (LANES > 1) ? 32 : 16;  // final descriptors
   localparam int unsigned FqCntW   = $clog2(FinDepth) + 1;
   // A frame's pulses reach a queue's count 4 cycles after its last beat is accepted (parse 3 +
   // write 1), so up to DqInFlight frames are accepted that the count does not show yet: 2 with

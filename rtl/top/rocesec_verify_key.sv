@@ -27,7 +27,7 @@
 // earlier frames wait for their tags, unless an earlier pending frame of the same QP could, by
 // committing, change N+1's decision: the same PN, a PN >= N+1's PN + 64 (it would push N+1
 // out of the window), an epoch promotion, or a WRITE First before a WRITE Middle/Last. Then
-// N+1 waits in StDecide until that frame's verdict. Every decision therefore equals the one
+// N+1 waits in stage D until that frame's verdict. Every decision therefore equals the one
 // made after all earlier frames committed (the model's sequential semantics).
 //
 // Tables: policy entries and PD key slots (rocesec_key_tables, register map docs/rtl/tops.md),
@@ -124,15 +124,21 @@ module rocesec_verify_key
   // Packet under work   //
   /////////////////////////
 
-  typedef enum logic [2:0] {
-    StIdle, StDecide, StKey, StJob
+  // Two stages, as in rocesec_protect_key: stage D holds the header under decision (d_q) and
+  // decides when stage J is free and no conflict holds; stage J (state_q, jd_q) fetches the key
+  // and issues the job. A frame with its key cached costs 2 cycles.
+  typedef enum logic [1:0] {
+    StIdle, StKey, StJob
   } state_e;
 
   state_e                state_q;
+  logic                  d_valid_q;
   /* verilator lint_off UNUSEDSIGNAL */
-  roce_parse_pkg::roce_desc_t d_q;      // read field by field
+  roce_parse_pkg::roce_desc_t d_q;      // stage D (read field by field)
+  roce_parse_pkg::roce_desc_t jd_q;     // stage J's copy (the job's and the queue's fields)
   /* verilator lint_on UNUSEDSIGNAL */
   logic                  fin_take;
+  logic                  j_free, dec_take;
 
   /////////////////////
   // Tables (shared) //
@@ -220,7 +226,7 @@ module rocesec_verify_key
   assign v_fwd       = vq_fwd_q[vq_head_q];
   assign v_idx       = vq_idx_q[vq_head_q];
 
-  // Decision (registered in StDecide)
+  // Decision of d_q (combinational; registered into stage J by dec_take)
   logic         dec_process, process_q;
   logic [3:0]   dec_reason, dec_reason_q;
   logic [1:0]   dec_fwd, dec_fwd_q;
@@ -381,10 +387,14 @@ module rocesec_verify_key
       dec_process = 1'b1;
     end
 
-    // A frame may be decided while earlier frames of the same QP wait for their verdicts only
-    // if none of their possible commits changes this decision: same or much newer PN (replay
-    // window), an epoch promotion, or a WRITE First before a continuation.
-    conflict = 1'b0;
+    // A frame may be decided while earlier frames of the same QP wait for their verdicts (in
+    // the verdict queue, or in stage J) only if none of their possible commits changes this
+    // decision: same or much newer PN (replay window), an epoch promotion, or a WRITE First
+    // before a continuation.
+    conflict = (state_q != StIdle) && process_q && sel_qp_found && qp_idx_q == sel_qp_idx &&
+               d_q.sec_valid &&
+               (jd_q.sec_pn == pn || {1'b0, jd_q.sec_pn} >= {1'b0, pn} + 49'd64 ||
+                promote_q || (write_first_q && wcont));
     for (int e = 0; e < VqDepth; e++) begin
       k = vq_head_q + VW'(e);
       if ((VW+1)'(e) < vq_count_q) begin
@@ -432,23 +442,23 @@ module rocesec_verify_key
   // the IPv4 checksum recomputed over the restored header, TVer = 0.
   always_comb begin
     logic [15:0] ipl;
-    ipl         = d_q.ip_len - 16'(rocesec_pkg::Overhead);
+    ipl         = jd_q.ip_len - 16'(rocesec_pkg::Overhead);
     job         = '0;
     job.protect = process_q;
-    job.mode    = d_q.sec_mode;
+    job.mode    = jd_q.sec_mode;
     job.key     = key_q;
     job.h       = h_q;
-    job.iv      = {d_q.dest_qp, salt_q, d_q.sec_pn};
+    job.iv      = {jd_q.dest_qp, salt_q, jd_q.sec_pn};
     job.ip_len  = ipl;
-    job.udp_len = d_q.udp_len - 16'(rocesec_pkg::Overhead);
-    job.ip_csum = rocesec_pkg::ipv4_csum(d_q.ip_sum, ipl);
-    job.hoff    = d_q.bth_off + 8'd12;  // SecHdr (eth_off is past it)
-    job.poff    = d_q.payload_off;
-    job.eoff    = d_q.payload_end;
-    job.ipv6    = d_q.ipv6;
-    job.ip_off  = d_q.ip_off;
-    job.udp_off = d_q.udp_off;
-    job.bth_off = d_q.bth_off;
+    job.udp_len = jd_q.udp_len - 16'(rocesec_pkg::Overhead);
+    job.ip_csum = rocesec_pkg::ipv4_csum(jd_q.ip_sum, ipl);
+    job.hoff    = jd_q.bth_off + 8'd12;  // SecHdr (eth_off is past it)
+    job.poff    = jd_q.payload_off;
+    job.eoff    = jd_q.payload_end;
+    job.ipv6    = jd_q.ipv6;
+    job.ip_off  = jd_q.ip_off;
+    job.udp_off = jd_q.udp_off;
+    job.bth_off = jd_q.bth_off;
   end
 
   assign job_valid_o = (state_q == StJob) && vq_room;
@@ -468,15 +478,20 @@ module rocesec_verify_key
     else                                                               fin_reason = rocesec_pkg::ReasonOk;
   end
 
-  // The next header is taken when the job of the current one is issued.
+  // Stage J is free when idle or issuing its job; stage D decides then unless a conflict holds,
+  // and takes the next header in the same cycle.
   assign vq_push     = job_valid_o && job_ready_i;
-  assign hdr_ready_o = (state_q == StIdle) || vq_push;
+  assign j_free      = (state_q == StIdle) || vq_push;
+  assign dec_take    = d_valid_q && j_free && !conflict;
+  assign hdr_ready_o = !d_valid_q || dec_take;
 
-  // Decision FSM
+  // Stage D and stage J
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       state_q       <= StIdle;
+      d_valid_q     <= 1'b0;
       d_q           <= '0;
+      jd_q          <= '0;
       process_q     <= 1'b0;
       dec_reason_q  <= '0;
       dec_fwd_q     <= '0;
@@ -491,51 +506,39 @@ module rocesec_verify_key
       key_q         <= '0;
       h_q           <= '0;
     end else begin
-      unique case (state_q)
-        StIdle: begin
-          if (hdr_valid_i) begin
-            d_q     <= hdr_desc_i;
-            state_q <= StDecide;
-          end
-        end
-        StDecide: begin
-          if (!conflict) begin
-            process_q     <= dec_process;
-            dec_reason_q  <= dec_reason;
-            dec_fwd_q     <= dec_fwd;
-            salt_q        <= dec_salt;
-            pdkey_q       <= dec_pdkey;
-            tag_q         <= dec_tag;
-            qp_found_q    <= dec_qp_found;
-            qp_idx_q      <= dec_qp_idx;
-            write_first_q <= dec_write_first;
-            promote_q     <= dec_promote;
-            st_q          <= sel_st;
-            state_q       <= dec_process ? StKey : StJob;
-          end
-        end
-        StKey: begin
-          if (kc_rsp_valid) begin
-            key_q   <= kc_key;
-            h_q     <= kc_h;
-            state_q <= StJob;
-          end
-        end
-        StJob: begin
-          if (vq_push) begin
-            key_q   <= '0;
-            h_q     <= '0;
-            pdkey_q <= '0;
-            if (hdr_valid_i) begin
-              d_q     <= hdr_desc_i;
-              state_q <= StDecide;
-            end else begin
-              state_q <= StIdle;
-            end
-          end
-        end
-        default: state_q <= StIdle;
-      endcase
+      // stage D
+      if (hdr_valid_i && hdr_ready_o) begin
+        d_q       <= hdr_desc_i;
+        d_valid_q <= 1'b1;
+      end else if (dec_take) begin
+        d_valid_q <= 1'b0;
+      end
+      // stage J
+      if (vq_push) begin
+        key_q   <= '0;
+        h_q     <= '0;
+        pdkey_q <= '0;
+        state_q <= StIdle;
+      end else if (state_q == StKey && kc_rsp_valid) begin
+        key_q   <= kc_key;
+        h_q     <= kc_h;
+        state_q <= StJob;
+      end
+      if (dec_take) begin
+        jd_q          <= d_q;
+        process_q     <= dec_process;
+        dec_reason_q  <= dec_reason;
+        dec_fwd_q     <= dec_fwd;
+        salt_q        <= dec_salt;
+        pdkey_q       <= dec_pdkey;
+        tag_q         <= dec_tag;
+        qp_found_q    <= dec_qp_found;
+        qp_idx_q      <= dec_qp_idx;
+        write_first_q <= dec_write_first;
+        promote_q     <= dec_promote;
+        st_q          <= sel_st;
+        state_q       <= dec_process ? StKey : StJob;
+      end
     end
   end
 
@@ -577,8 +580,8 @@ module rocesec_verify_key
       vq_reason_q[vq_tail_q]  <= dec_reason_q;
       vq_fwd_q[vq_tail_q]     <= dec_fwd_q;
       vq_idx_q[vq_tail_q]     <= qp_idx_q;
-      vq_pn_q[vq_tail_q]      <= d_q.sec_pn;
-      vq_epoch_q[vq_tail_q]   <= d_q.sec_epoch;
+      vq_pn_q[vq_tail_q]      <= jd_q.sec_pn;
+      vq_epoch_q[vq_tail_q]   <= jd_q.sec_epoch;
       vq_promote_q[vq_tail_q] <= promote_q;
       vq_wfirst_q[vq_tail_q]  <= write_first_q;
       vq_rkey_q[vq_tail_q]    <= tag_q.a;
@@ -598,7 +601,7 @@ module rocesec_verify_key
   rxqp_t cur_e;
   logic  c_promote;
 
-  assign alloc_we = (state_q == StDecide) && !conflict && dec_process && !sel_qp_found;
+  assign alloc_we = dec_take && dec_process && !sel_qp_found;
   assign cur_e    = qps_flat[v_idx];
   assign c_promote = (vq_epoch_q[vq_head_q] != cur_e.epoch);
 
