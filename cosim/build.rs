@@ -13,7 +13,8 @@
 //!   from `verilator --getenv VERILATOR_ROOT`).
 //! - `ROCESEC_FAULT=sbox`: build every AES model with `+define+FAULT_SBOX` (one flipped S-box bit)
 //!   so the ordinary comparison tests must fail. The `aes_cipher_pipe_fault` model always has it.
-//! - `ROCESEC_VSIM_OPT`: C++ optimisation level of the fast model files (default 2).
+//! - `ROCESEC_VSIM_OPT`: C++ optimisation level of the fast model files (default 2; at most 1
+//!   for the trace twins and the [`LIGHT`] models).
 //!
 //! Models marked `trace` are verilated with `--trace-fst` and compiled with `VM_TRACE=1`; the
 //! FST writer (`verilated_fst_c.cpp`) is then compiled once too and zlib linked (Debian package
@@ -540,6 +541,18 @@ fn main() {
     println!("cargo:rustc-link-lib=pthread");
 }
 
+/// Models whose tests are short (known-answer vectors, one capture with a fault), built at -O1
+/// at most like the trace twins: their C++ compile costs far more than their run time (the
+/// tower S-box pipelines were 63 and 110 s of the build at -O2, for tests of well under 1 s).
+const LIGHT: &[&str] = &[
+    "aes_cipher_pipe_128_tower",
+    "aes_cipher_pipe_256_tower_l1",
+    "aes_cipher_pipe_fault",
+    "ghash_lanes_4_fault",
+    "rocesec_protect_1_fault",
+    "rocesec_verify_1_fault",
+];
+
 /// What every model build needs from `main`.
 struct Ctx<'a> {
     rtl: &'a Path,
@@ -559,8 +572,9 @@ fn build_model(m: &Model, c: &Ctx) {
     let (rtl, csrc, out, verilator, fault, root, base) =
         (c.rtl, c.csrc, c.out, c.verilator, c.fault, c.root, c.base);
     let opt = c.opt;
-    // The trace twins only re-run one stream up to a mismatch window: -O1 builds them faster.
-    let opt = if m.name.ends_with("_trace") {
+    // The trace twins only re-run one stream up to a mismatch window, and the LIGHT models run
+    // short tests: -O1 builds them faster.
+    let opt = if m.name.ends_with("_trace") || LIGHT.contains(&m.name) {
         opt.min(1)
     } else {
         opt
