@@ -15,9 +15,22 @@
 
 package ghash_pkg;
 
-  // Block order <-> polynomial order (bit i <-> bit 127-i).
+  // These functions are written as whole-vector operations, not loops over bits: Yosys
+  // elaborates every bit assignment of a function called in an always block on its own, and the
+  // bitwise forms made `hierarchy` on a LANES = 4 top take about a minute in ghash_lanes alone.
+
+  // Block order <-> polynomial order (bit i <-> bit 127-i): swap halves, then ever smaller
+  // pieces within them (mask m: the low k bits of every 2k).
   function automatic logic [127:0] ghash_rev(input logic [127:0] x);
-    for (int i = 0; i < 128; i++) ghash_rev[i] = x[127 - i];
+    logic [127:0] r;
+    r = {x[63:0], x[127:64]};
+    r = ((r >> 32) & {2{64'h0000_0000_FFFF_FFFF}}) | ((r & {2{64'h0000_0000_FFFF_FFFF}}) << 32);
+    r = ((r >> 16) & {4{32'h0000_FFFF}}) | ((r & {4{32'h0000_FFFF}}) << 16);
+    r = ((r >> 8) & {8{16'h00FF}}) | ((r & {8{16'h00FF}}) << 8);
+    r = ((r >> 4) & {16{8'h0F}}) | ((r & {16{8'h0F}}) << 4);
+    r = ((r >> 2) & {32{4'h3}}) | ((r & {32{4'h3}}) << 2);
+    r = ((r >> 1) & {32{4'h5}}) | ((r & {32{4'h5}}) << 1);
+    ghash_rev = r;
   endfunction
 
   // Partial carry-less product: acc ^ sum_{i = lo .. lo+n-1, i < 128} a[i] * (b << i), operands in
@@ -35,19 +48,16 @@ package ghash_pkg;
     ghash_clmul_part = r;
   endfunction
 
-  // Reduction of a 255-bit product modulo a^128 + a^7 + a^2 + a + 1 (polynomial order).
+  // Reduction of a 255-bit product modulo a^128 + a^7 + a^2 + a + 1 (polynomial order): the
+  // high part h (a^128 and up) folds in as h * (a^7 + a^2 + a + 1), whose own bits at a^128 and
+  // up (6 of them) fold in once more.
   function automatic logic [127:0] ghash_reduce(input logic [254:0] p);
-    logic [254:0] r;
-    r = p;
-    for (int i = 254; i >= 128; i--) begin
-      if (r[i]) begin
-        r[i - 128] = ~r[i - 128];
-        r[i - 127] = ~r[i - 127];
-        r[i - 126] = ~r[i - 126];
-        r[i - 121] = ~r[i - 121];
-      end
-    end
-    ghash_reduce = r[127:0];
+    logic [133:0] h, t;
+    logic [127:0] o;
+    h = {7'b0, p[254:128]};
+    t = h ^ (h << 1) ^ (h << 2) ^ (h << 7);
+    o = {122'b0, t[133:128]};
+    ghash_reduce = p[127:0] ^ t[127:0] ^ o ^ (o << 1) ^ (o << 2) ^ (o << 7);
   endfunction
 
   // Full product in block order: SP 800-38D §6.3 Algorithm 1, X * Y.
@@ -59,12 +69,16 @@ package ghash_pkg;
   // Square in block order (X * X): squaring is linear over GF(2), so this is a shallow XOR network
   // (spread bit i to 2i, then reduce).
   function automatic logic [127:0] ghash_sqr_fn(input logic [127:0] x);
-    logic [127:0] p;
-    logic [254:0] s;
-    p = ghash_rev(x);
-    s = '0;
-    for (int i = 0; i < 128; i++) s[2 * i] = p[i];
-    ghash_sqr_fn = ghash_rev(ghash_reduce(s));
+    logic [255:0] s;  // bit i of the polynomial to bit 2i, by halving strides (Morton order)
+    s = {128'b0, ghash_rev(x)};
+    s = (s | (s << 64)) & {2{128'h0000_0000_0000_0000_FFFF_FFFF_FFFF_FFFF}};
+    s = (s | (s << 32)) & {4{64'h0000_0000_FFFF_FFFF}};
+    s = (s | (s << 16)) & {8{32'h0000_FFFF}};
+    s = (s | (s << 8)) & {16{16'h00FF}};
+    s = (s | (s << 4)) & {32{8'h0F}};
+    s = (s | (s << 2)) & {64{4'h3}};
+    s = (s | (s << 1)) & {64{4'h5}};
+    ghash_sqr_fn = ghash_rev(ghash_reduce(s[254:0]));
   endfunction
 
   ///////////////////////////////////////////////
