@@ -161,8 +161,9 @@ module rocesec_verify
   logic [FqCntW-1:0] fq_count;
   logic            unused_hq_wready, unused_fq_wready;
 
-  // The fin queue also holds the descriptors of frames decided but waiting for their verdict
-  // (up to VqDepth in the key stage).
+  // The fin queue also holds the descriptors of frames decided but waiting for their verdict,
+  // so this room (FinDepth - DqInFlight) also bounds the frames in flight once they are fully
+  // received: 28 at LANES > 1, below VqDepth = 32; enough for line rate (timing layer).
   assign hq_room = (hq_count < HqCntW'(HqDepth - DqInFlight)) &&
                    (fq_count < FqCntW'(FinDepth - DqInFlight));
 

@@ -195,7 +195,6 @@ module rocesec_verify_key
 
   // (the length fields and the IPv4 header sum come with the descriptor)
 
-  // The next header is taken in the cycle the current frame's verdict completes.
   // Verdict queue: decided frames in order, waiting for their parse and authentication results.
   localparam int unsigned VW = $clog2(VqDepth);
   logic [VW:0]     vq_count_q;
@@ -464,9 +463,9 @@ module rocesec_verify_key
   assign job_valid_o = (state_q == StJob) && vq_room;
   assign job_o       = job;
 
-  /////////
-  // FSM //
-  /////////
+  //////////////////////////
+  // Stage D and stage J  //
+  //////////////////////////
 
   logic [3:0] fin_reason;
 
