@@ -161,6 +161,43 @@ fn derive_hit_evict() {
     }
 }
 
+/// A flush in the cycle just before a request. Both key stages read K_pd from the PD slot at
+/// their decision and request the key in the next cycle, so a PD slot write in the decision cycle
+/// reaches the cache as a flush one cycle before a request that carries the old K_pd. That key
+/// must answer its requester and must not be cached. Found in review (session 9): it was
+/// inserted, and the next request, with the new K_pd, got the old K_pd's key as a hit.
+#[test]
+fn flush_just_before_a_request_caches_nothing() {
+    let old = [0x44u8; 16];
+    let new = [0x55u8; 16];
+    for t in [qp_tag(3, 2, 0x61, 4), node_tag(3, 2, 0x99, 6, 7)] {
+        let mut dut = KeyCache::new();
+        let mut r = Reference::new();
+        dut.idle(1, true); // the decision cycle: flush, K_pd sampled before the write
+        let got = dut.request(&t, &old, &[]);
+        let (_, want_old) = r.request(&t, &old, true); // derived, not cached
+        assert!(!got.hit, "{t:?}: hit after a flush");
+        assert_eq!(
+            got.key, want_old,
+            "{t:?}: the requester gets its K_pd's key"
+        );
+        let got = dut.request(&t, &new, &[]);
+        let (hit, want_new) = r.request(&t, &new, false);
+        assert!(!hit);
+        assert!(
+            !got.hit,
+            "{t:?}: the old K_pd's key was cached and answered as a hit"
+        );
+        assert_eq!(got.key, want_new, "{t:?}: key of the new K_pd");
+        // and now it is cached
+        let got = dut.request(&t, &new, &[]);
+        assert!(
+            got.hit && got.key == want_new,
+            "{t:?}: the new key is cached"
+        );
+    }
+}
+
 /// A flush during a derivation: the requester gets the key of the K_pd it presented, and the
 /// key is not cached, so the next request (with the new K_pd of the rewritten slot) derives
 /// again. Before the fix the stale key was inserted after the flush and answered as a hit.
@@ -253,6 +290,8 @@ fn random_against_reference() {
     }
     let mut hits = 0;
     let mut flushes = 0;
+    // a flush in the cycle just before this request (its K_pd may predate the write: no insert)
+    let mut adjacent = false;
     for i in 0..600 {
         let pd = rng.below(2) as usize;
         let t = if rng.chance(1, 2) {
@@ -268,12 +307,13 @@ fn random_against_reference() {
         let key = pdkeys[pd];
         let got = dut.request(&t, &key, &flush_at);
         let flushed = flush_at.iter().any(|&c| c <= got.cycles);
-        let (hit, want) = r.request(&t, &key, flushed);
+        let (hit, want) = r.request(&t, &key, flushed || adjacent);
         assert_eq!(
             (got.hit, got.key),
             (hit, want),
-            "request {i} {t:?} flush {flush_at:?}"
+            "request {i} {t:?} flush {flush_at:?} adjacent {adjacent}"
         );
+        adjacent = flush_at.contains(&got.cycles); // flush in the response cycle
         assert_eq!(got.h, h_of(&want), "request {i}: H");
         hits += usize::from(hit);
         if flushed {
@@ -281,11 +321,14 @@ fn random_against_reference() {
             flushes += 1;
         } else if rng.chance(1, 40) {
             rng.fill(&mut pdkeys[pd]);
-            dut.idle(1 + rng.below(3), true);
+            let n = 1 + rng.below(3);
+            dut.idle(n, true);
             r.flush();
             flushes += 1;
+            adjacent = n == 1;
         } else if rng.chance(1, 4) {
             dut.idle(1 + rng.below(3), false);
+            adjacent = false;
         }
     }
     eprintln!("key_cache random: 600 requests, {hits} hits, {flushes} flushes");

@@ -30,7 +30,10 @@
 // flush_i (a PD slot write) clears every valid bit and the round-robin pointer in the next edge.
 // A derivation that is running (or starts) in a flush cycle still answers its requester, which
 // asked before the write, but inserts nothing: its K_pd may be the old one, and a stale key must
-// not be cached under a tag the new K_pd now owns. A flush in the cycle of an insertion wins.
+// not be cached under a tag the new K_pd now owns. So does a derivation that starts in the cycle
+// after a flush: the key stages read K_pd at their decision and request one cycle later, so its
+// K_pd may predate the write (found in review, session 9; key_cache.rs
+// flush_just_before_a_request_caches_nothing). A flush in the cycle of an insertion wins.
 // Entries hold their tag and key bits until overwritten (a reset zeroes them); only the valid
 // bits are flushed, so the entry registers need no clear logic.
 //
@@ -89,6 +92,7 @@ module rocesec_key_cache
   logic [127:0]           e_key [NumCache];
   logic [127:0]           e_h   [NumCache];
   logic                   drop_q;
+  logic                   flush_q;  // flush_i in the previous cycle
   logic                   hit, mr_hit;
   logic [127:0]           hit_key, hit_h, mr_key;
 
@@ -222,13 +226,16 @@ module rocesec_key_cache
       h_q     <= '0;
       next_q  <= '0;
       drop_q  <= 1'b0;
+      flush_q <= 1'b0;
     end else begin
+      flush_q <= flush_i;
       if (flush_i) begin
         next_q <= '0;
       end else if (kc_we) begin
         next_q <= next_q + 1'b1;
       end
-      if (flush_i && (state_q != StIdle || (req_valid_i && !hit))) begin
+      if ((flush_i && (state_q != StIdle || (req_valid_i && !hit))) ||
+          (flush_q && state_q == StIdle && req_valid_i && !hit)) begin
         drop_q <= 1'b1;
       end else if (state_q == StRsp) begin
         drop_q <= 1'b0;
