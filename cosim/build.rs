@@ -543,7 +543,8 @@ fn main() {
 
 /// Models whose tests are short (known-answer vectors, one capture with a fault), built at -O1
 /// at most like the trace twins: their C++ compile costs far more than their run time (the
-/// tower S-box pipelines were 63 and 110 s of the build at -O2, for tests of well under 1 s).
+/// tower S-box pipelines took about 63 and 110 s at -O2 by file times, 38 s each at -O1 in the
+/// session 9 CI run, for tests of well under 1 s).
 const LIGHT: &[&str] = &[
     "aes_cipher_pipe_128_tower",
     "aes_cipher_pipe_256_tower_l1",
