@@ -331,6 +331,38 @@ fn tamper_pass() {
     }
 }
 
+/// A reset forgets the RX QP state: after a reset (keys loaded again) the same frames verify
+/// exactly as on a new model verifier, replay windows empty. The replay windows and WRITE keys
+/// live in a RAM that a reset does not clear, so an entry allocated after the reset must read
+/// as new (`RxQp::new`), not as the QP that held the entry before: reading the RAM word of an
+/// entry that was allocated but never committed fails this test as replays in the second round.
+#[test]
+fn a_reset_forgets_the_qp_state() {
+    let keys = demo(Mode::Aead);
+    let frames: Vec<Vec<u8>> = protected(&keys, &corpus()).into_iter().take(200).collect();
+    let mode = VerifyMode::CutThrough;
+    let mut rng = SplitMix64::new(seed(0x5e7));
+    let mut dut = RocesecVerify::new(Top::RocesecVerify1, mode);
+    for round in 0..2 {
+        if round > 0 {
+            dut.reset();
+        }
+        dut.load_keys(&keys).unwrap();
+        let expect = expected_out(&keys, &frames, mode);
+        let r = dut.run(&frames, expect, GAPS, &mut rng);
+        let mut model = Verifier::new(&keys).unwrap();
+        let what = format!("round {round} (reset before it: {})", round > 0);
+        let (s, _) = score(&mut model, &frames, &r, mode, &what);
+        check_counters(&mut dut, &model, mode, &what);
+        assert!(s.processed > 100, "{what}: {s:?}");
+        assert_eq!(
+            s.by_reason[Reason::Replay.code() as usize],
+            0,
+            "{what}: {s:?}"
+        );
+    }
+}
+
 /// A wrong session secret: every protected frame fails authentication (model and RTL); a
 /// missing PD key slot is the RTL's unknown-key (the model derives K_pd itself).
 #[test]

@@ -142,6 +142,19 @@ module rocesec_protect_emit
     end
   end
 
+  // The job table proper (job_t without key and h): written once per job, read asynchronously
+  // by the stages; no reset (a slot's word is used only while its job is in the table), so an
+  // FPGA maps it to distributed RAM, one copy per read port.
+  always_ff @(posedge clk_i) begin
+    if (job_fire) jt_q[wr_ptr_q] <= job_nokey;
+  end
+
+  // The frame's GHASH (written by G's hash output): a RAM without reset too, read by S3 only
+  // with its valid bit.
+  always_ff @(posedge clk_i) begin
+    if (hash_we) jt_hash_q[hash_slot] <= hash_data;
+  end
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       wr_ptr_q  <= '0;
@@ -153,14 +166,12 @@ module rocesec_protect_emit
         jt_done_v_q[j] <= 1'b0;
         jt_reason_q[j] <= '0;
         jt_fwd_q[j]    <= '0;
-        jt_hash_q[j]   <= '0;
       end
     end else begin
       if (free_we) begin
         jt_valid_q[free_slot]  <= 1'b0;
       end
       if (job_fire) begin
-        jt_q[wr_ptr_q]        <= job_nokey;
         jt_valid_q[wr_ptr_q]  <= 1'b1;
         jt_ekj0_v_q[wr_ptr_q] <= 1'b0;
         jt_hash_v_q[wr_ptr_q] <= 1'b0;
@@ -177,7 +188,6 @@ module rocesec_protect_emit
         jt_ekj0_v_q[ekj0_slot] <= 1'b1;
       end
       if (hash_we) begin
-        jt_hash_q[hash_slot]   <= hash_data;
         jt_hash_v_q[hash_slot] <= 1'b1;
       end
     end

@@ -31,8 +31,9 @@
 //
 // Tables (written through reg_*; see docs/rtl/tops.md): default policy, NumPolicies policy
 // entries keyed by (dest GID, dest QPN), NumPdSlots PD key slots keyed by (PD, epoch). The TX
-// QP state table (NumQps entries, allocated by the first packet it protects) and the
-// derived-key cache (NumCache entries, round-robin, flushed by any PD slot write) are internal.
+// QP state table (NumQps entries, allocated by the first packet it protects; the identity in
+// registers, compared in parallel, the state in a RAM with an asynchronous read, distributed
+// RAM on an FPGA) and the derived-key cache (NumCache entries, round-robin, flushed by any PD slot write) are internal.
 // Hardware limits (no model equivalent, verdict unknown-key): QP state table full, no PD slot
 // for (pd, epoch). AES-128 key hierarchy only; no rkey allow-list (the model's `mrs: None`).
 
@@ -97,9 +98,10 @@ module rocesec_protect_key
     logic [63:0]  cont_index;
   } txqp_t;
 
-  localparam int unsigned QpW = 1 + 128 + 24 + 49 + 1 + 32 + 6 + 64;  // $bits(txqp_t)
+  // The state part of an entry (next_pn .. cont_index), kept in the RAM.
+  localparam int unsigned StW = 49 + 1 + 32 + 6 + 64;
+  localparam int unsigned QW  = $clog2(NumQps);
 
-  logic [QpW-1:0]         qps_flat [NumQps];
   logic [NumQps-1:0]      qp_match;
   logic [NumQps-1:0]      qp_free_v;
 
@@ -206,7 +208,7 @@ module rocesec_protect_key
   logic [$clog2(NumQps)-1:0] sel_qp_idx;
 
   always_comb begin
-    logic [$clog2(NumQps)-1:0] free_idx, match_idx;
+    logic [QW-1:0] free_idx, match_idx;
     free_idx          = '0;
     sel_qp_free_found = 1'b0;
     for (int q = NumQps - 1; q >= 0; q--) begin
@@ -216,14 +218,18 @@ module rocesec_protect_key
       end
     end
     // (dest GID, dest QPN) is allocated only when not found, so at most one entry matches:
-    // the entry is read as a one-hot AND-OR
+    // its index is the OR of the matching indices, and its state is read from the RAM there
     sel_qp_found = |qp_match;
     match_idx    = '0;
-    sel_st       = '0;
     for (int q = 0; q < NumQps; q++) begin
-      sel_st = sel_st | ({QpW{qp_match[q]}} & qps_flat[q]);
-      if (qp_match[q]) match_idx = match_idx | q[$clog2(NumQps)-1:0];
+      if (qp_match[q]) match_idx = match_idx | q[QW-1:0];
     end
+    sel_st       = '0;
+    sel_st.valid = 1'b1;
+    sel_st.gid   = d_q.dest_gid;
+    sel_st.qpn   = d_q.dest_qp;
+    {sel_st.next_pn, sel_st.cont_valid, sel_st.cont_rkey, sel_st.cont_level,
+     sel_st.cont_index} = st_mem[match_idx];
     sel_qp_idx = sel_qp_found ? match_idx : free_idx;
     if (!sel_qp_found) begin
       sel_st         = '0;
@@ -524,14 +530,13 @@ module rocesec_protect_key
   // next PN and, for a WRITE First, the continuation key. The entry is the one found (or the
   // free one allocated) by the decision; D's next frame is decided against the new value.
   logic  qp_we;
-  txqp_t qp_wdata;
+  /* verilator lint_off UNUSEDSIGNAL */
+  txqp_t qp_wdata;  // the state fields are stored (the identity is d_q's)
+  /* verilator lint_on UNUSEDSIGNAL */
 
   always_comb begin
     qp_we          = dec_take && dec_protect;
     qp_wdata       = sel_st;  // the matched entry, or a fresh one (no continuation)
-    qp_wdata.valid = 1'b1;
-    qp_wdata.gid   = d_q.dest_gid;
-    qp_wdata.qpn   = d_q.dest_qp;
     qp_wdata.next_pn = {1'b0, dec_pn[47:0]} + 49'd1;
     if (dec_write_first) begin
       qp_wdata.cont_valid = 1'b1;
@@ -541,21 +546,40 @@ module rocesec_protect_key
     end
   end
 
+  // Identity (valid, dest GID, dest QPN): registers, written when an entry is allocated (the
+  // commit of a frame whose QP was not found) and compared in parallel. State: one RAM word per
+  // entry, written by every commit, read asynchronously at the matching index (an FPGA maps it
+  // to distributed RAM, TRELLIS_DPR16X4 on the ECP5; no reset: an unallocated entry is never
+  // read, a fresh one is written before its first read).
+  logic [StW-1:0] st_mem [NumQps];
+
+  always_ff @(posedge clk_i) begin
+    if (qp_we) begin
+      st_mem[dec_qp_idx] <= {qp_wdata.next_pn, qp_wdata.cont_valid, qp_wdata.cont_rkey,
+                             qp_wdata.cont_level, qp_wdata.cont_index};
+    end
+  end
+
   for (genvar q = 0; q < NumQps; q++) begin : gen_qp
-    txqp_t e;
+    logic         valid_q;
+    logic [127:0] gid_q;
+    logic [23:0]  qpn_q;
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
-        e <= '0;
-      end else if (qp_we && dec_qp_idx == q[$clog2(NumQps)-1:0]) begin
-        e <= qp_wdata;
+        valid_q <= 1'b0;
+        gid_q   <= '0;
+        qpn_q   <= '0;
+      end else if (qp_we && !dec_qp_found && dec_qp_idx == q[QW-1:0]) begin
+        valid_q <= 1'b1;
+        gid_q   <= d_q.dest_gid;
+        qpn_q   <= d_q.dest_qp;
       end
     end
-    assign qps_flat[q]  = e;
-    assign qp_match[q]  = e.valid && e.gid == d_q.dest_gid && e.qpn == d_q.dest_qp;
-    assign qp_free_v[q] = !e.valid;
+    assign qp_match[q]  = valid_q && gid_q == d_q.dest_gid && qpn_q == d_q.dest_qp;
+    assign qp_free_v[q] = !valid_q;
   end
 
   logic unused_sig;
-  assign unused_sig = ^{dec_pd, dec_qp_found, unused_pol_next, unused_vq_count, reg_addr_i[1:0]};
+  assign unused_sig = ^{dec_pd, unused_pol_next, unused_vq_count, reg_addr_i[1:0]};
 
 endmodule

@@ -162,6 +162,21 @@ module rocesec_verify_emit
     end
   end
 
+  // The job table proper (job_t without key and h): written once per job, read asynchronously
+  // by the stages; no reset (a slot's word is used only while its job is in the table), so an
+  // FPGA maps it to distributed RAM, one copy per read port.
+  always_ff @(posedge clk_i) begin
+    if (job_fire) jt_q[wr_ptr_q] <= job_nokey;
+  end
+
+  // The frame's GHASH (written by G's hash output) and its received ICV (bytes [E, E + 16) of
+  // the input, merged in as beats leave G): RAMs without reset too. The hash is read only with
+  // its valid bit, the ICV only when the frame had all 16 bytes (so every byte was written).
+  always_ff @(posedge clk_i) begin
+    if (hash_we) jt_hash_q[hash_slot] <= hash_data;
+    if (icv_we)  jt_icv_q[icv_slot]   <= icv_wdata;
+  end
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       wr_ptr_q  <= '0;
@@ -175,15 +190,12 @@ module rocesec_verify_emit
         jt_done_v_q[j] <= 1'b0;
         jt_reason_q[j] <= '0;
         jt_fwd_q[j]    <= '0;
-        jt_hash_q[j]   <= '0;
-        jt_icv_q[j]    <= '0;
       end
     end else begin
       if (free_we) begin
         jt_valid_q[free_slot] <= 1'b0;
       end
       if (job_fire) begin
-        jt_q[wr_ptr_q]        <= job_nokey;
         jt_valid_q[wr_ptr_q]  <= 1'b1;
         jt_ekj0_v_q[wr_ptr_q] <= 1'b0;
         jt_hash_v_q[wr_ptr_q] <= 1'b0;
@@ -201,10 +213,8 @@ module rocesec_verify_emit
         jt_ekj0_v_q[ekj0_slot] <= 1'b1;
       end
       if (hash_we) begin
-        jt_hash_q[hash_slot]   <= hash_data;
         jt_hash_v_q[hash_slot] <= 1'b1;
       end
-      if (icv_we) jt_icv_q[icv_slot] <= icv_wdata;
       if (gend_we) begin
         jt_gend_q[icv_slot] <= 1'b1;
         jt_flen_q[icv_slot] <= gend_len;

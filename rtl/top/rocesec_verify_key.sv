@@ -32,9 +32,10 @@
 //
 // Tables: policy entries and PD key slots (rocesec_key_tables, register map docs/rtl/tops.md),
 // RX QP state (NumQps entries keyed by (dest GID, dest QPN), allocated when the first frame of
-// the QP is decided to be processed, with epoch / next_epoch from its policy: RxQp::new). Hardware limits
-// (verdict unknown-key): QP state table full, no PD slot for (pd, epoch). AES-128 only; no rkey
-// allow-list.
+// the QP is decided to be processed, with epoch / next_epoch from its policy: RxQp::new; the
+// identity, epoch and next in registers, the replay window and WRITE key in a RAM with
+// asynchronous reads, see gen_qp). Hardware limits (verdict unknown-key): QP state table full,
+// no PD slot for (pd, epoch). AES-128 only; no rkey allow-list.
 //
 // Counters (register read port, 32 bit): 0 frames, 1 processed, 2 bypass, 3 CNP, 4 not RoCE,
 // 5 dropped by store-and-forward, 6 epoch promotions, 7 dropped as oversize, 8 + r rejected
@@ -113,12 +114,16 @@ module rocesec_verify_key
     logic [63:0]  cont_index;
   } rxqp_t;
 
-  localparam int unsigned QpW = 1 + 128 + 24 + 8 + 1 + 48 + 64 + 1 + 32 + 6 + 64;
+  // The RAM part of an entry (top .. cont_index); identity, epoch and next are registers.
+  localparam int unsigned StW = 48 + 64 + 1 + 32 + 6 + 64;
   localparam int unsigned QW  = $clog2(NumQps);
 
-  logic [QpW-1:0]    qps_flat [NumQps];
   logic [NumQps-1:0] qp_match;
   logic [NumQps-1:0] qp_free_v;
+  logic [NumQps-1:0] qp_fresh_v;   // allocated, not yet committed: the RAM word reads as zero
+  logic [7:0]        qp_epoch_v [NumQps];
+  logic              qp_next_v  [NumQps];
+  logic [StW-1:0]    st_mem     [NumQps];
 
   /////////////////////////
   // Packet under work   //
@@ -242,8 +247,42 @@ module rocesec_verify_key
   logic         sel_qp_found, sel_qp_free_found;
   logic [QW-1:0] sel_qp_idx;
 
+  // Entry state (identity not included) at stage D's match and at the verdict queue head:
+  // epoch and next from the registers, the rest from the RAM (zero while the entry is fresh,
+  // RxQp::new).
+  logic [QW-1:0]  match_idx;
+  logic [StW-1:0] sel_word, cur_word;
+  rxqp_t          sel_rd, cur_rd;
+
   always_comb begin
-    logic [QW-1:0] free_idx, match_idx;
+    match_idx = '0;
+    for (int q = 0; q < NumQps; q++) begin
+      if (qp_match[q]) match_idx = match_idx | q[QW-1:0];
+    end
+  end
+
+  assign sel_word = st_mem[match_idx];
+  assign cur_word = st_mem[v_idx];
+
+  always_comb begin
+    sel_rd       = '0;
+    sel_rd.epoch = qp_epoch_v[match_idx];
+    sel_rd.next  = qp_next_v[match_idx];
+    if (!qp_fresh_v[match_idx]) begin
+      {sel_rd.top, sel_rd.bits, sel_rd.cont_valid, sel_rd.cont_rkey, sel_rd.cont_level,
+       sel_rd.cont_index} = sel_word;
+    end
+    cur_rd       = '0;
+    cur_rd.epoch = qp_epoch_v[v_idx];
+    cur_rd.next  = qp_next_v[v_idx];
+    if (!qp_fresh_v[v_idx]) begin
+      {cur_rd.top, cur_rd.bits, cur_rd.cont_valid, cur_rd.cont_rkey, cur_rd.cont_level,
+       cur_rd.cont_index} = cur_word;
+    end
+  end
+
+  always_comb begin
+    logic [QW-1:0] free_idx;
     free_idx          = '0;
     sel_qp_free_found = 1'b0;
     for (int q = NumQps - 1; q >= 0; q--) begin
@@ -253,14 +292,12 @@ module rocesec_verify_key
       end
     end
     // (dest GID, dest QPN) is allocated only when not found, so at most one entry matches:
-    // the entry is read as a one-hot AND-OR
+    // its index is the OR of the matching indices; its state is read there
     sel_qp_found = |qp_match;
-    match_idx    = '0;
-    sel_st       = '0;
-    for (int q = 0; q < NumQps; q++) begin
-      sel_st = sel_st | ({QpW{qp_match[q]}} & qps_flat[q]);
-      if (qp_match[q]) match_idx = match_idx | q[QW-1:0];
-    end
+    sel_st       = sel_rd;
+    sel_st.valid = 1'b1;
+    sel_st.gid   = d_q.dest_gid;
+    sel_st.qpn   = d_q.dest_qp;
     sel_qp_idx = sel_qp_found ? match_idx : free_idx;
     if (!sel_qp_found) begin
       // RxQp::new(policy)
@@ -601,7 +638,7 @@ module rocesec_verify_key
   logic  c_promote;
 
   assign alloc_we = dec_take && dec_process && !sel_qp_found;
-  assign cur_e    = qps_flat[v_idx];
+  assign cur_e    = cur_rd;
   assign c_promote = (vq_epoch_q[vq_head_q] != cur_e.epoch);
 
   always_comb begin
@@ -635,16 +672,23 @@ module rocesec_verify_key
   // An entry's identity (valid, dest GID, dest QPN) is written by its allocation only; its
   // state (epoch, next, replay window, continuation key) by the allocation (RxQp::new) and by
   // every commit. Allocation and commit never address the same entry in one cycle (a free one,
-  // a valid one).
+  // a valid one). The replay window and continuation key live in a RAM written by commits only
+  // and read asynchronously at two indices (stage D's match, the verdict queue head's entry):
+  // an FPGA maps it to distributed RAM (TRELLIS_DPR16X4 on the ECP5), one copy per read port.
+  // An allocation sets the entry's fresh bit instead of writing the RAM, and its first commit
+  // clears it. The RAM has no reset: a word is read only after a commit wrote it.
+  always_ff @(posedge clk_i) begin
+    if (qp_we) begin
+      st_mem[v_idx] <= {qp_wdata.top, qp_wdata.bits, qp_wdata.cont_valid, qp_wdata.cont_rkey,
+                        qp_wdata.cont_level, qp_wdata.cont_index};
+    end
+  end
+
   for (genvar q = 0; q < NumQps; q++) begin : gen_qp
-    logic         valid_q, next_q, cont_valid_q;
+    logic         valid_q, next_q, fresh_q;
     logic [127:0] gid_q;
     logic [23:0]  qpn_q;
     logic [7:0]   epoch_q;
-    logic [47:0]  top_q;
-    logic [63:0]  bits_q, cont_index_q;
-    logic [31:0]  cont_rkey_q;
-    logic [5:0]   cont_level_q;
     logic         wr_commit, wr_alloc;
     assign wr_commit = qp_we && v_idx == q[QW-1:0];
     assign wr_alloc  = alloc_we && sel_qp_idx == q[QW-1:0];
@@ -661,38 +705,24 @@ module rocesec_verify_key
     end
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
-        epoch_q      <= '0;
-        next_q       <= 1'b0;
-        top_q        <= '0;
-        bits_q       <= '0;
-        cont_valid_q <= 1'b0;
-        cont_rkey_q  <= '0;
-        cont_level_q <= '0;
-        cont_index_q <= '0;
+        epoch_q <= '0;
+        next_q  <= 1'b0;
+        fresh_q <= 1'b1;
       end else if (wr_commit) begin
-        epoch_q      <= qp_wdata.epoch;
-        next_q       <= qp_wdata.next;
-        top_q        <= qp_wdata.top;
-        bits_q       <= qp_wdata.bits;
-        cont_valid_q <= qp_wdata.cont_valid;
-        cont_rkey_q  <= qp_wdata.cont_rkey;
-        cont_level_q <= qp_wdata.cont_level;
-        cont_index_q <= qp_wdata.cont_index;
+        epoch_q <= qp_wdata.epoch;
+        next_q  <= qp_wdata.next;
+        fresh_q <= 1'b0;
       end else if (wr_alloc) begin  // RxQp::new(policy)
-        epoch_q      <= pol_epoch;
-        next_q       <= pol_next;
-        top_q        <= '0;
-        bits_q       <= '0;
-        cont_valid_q <= 1'b0;
-        cont_rkey_q  <= '0;
-        cont_level_q <= '0;
-        cont_index_q <= '0;
+        epoch_q <= pol_epoch;
+        next_q  <= pol_next;
+        fresh_q <= 1'b1;
       end
     end
-    assign qps_flat[q]  = {valid_q, gid_q, qpn_q, epoch_q, next_q, top_q, bits_q, cont_valid_q,
-                           cont_rkey_q, cont_level_q, cont_index_q};
-    assign qp_match[q]  = valid_q && gid_q == d_q.dest_gid && qpn_q == d_q.dest_qp;
-    assign qp_free_v[q] = !valid_q;
+    assign qp_epoch_v[q] = epoch_q;
+    assign qp_next_v[q]  = next_q;
+    assign qp_fresh_v[q] = fresh_q;
+    assign qp_match[q]   = valid_q && gid_q == d_q.dest_gid && qpn_q == d_q.dest_qp;
+    assign qp_free_v[q]  = !valid_q;
   end
 
   logic unused_sig;

@@ -103,6 +103,15 @@ impl RocesecProtect {
         s
     }
 
+    /// Assert `rst_ni` for two cycles with the stream inputs idle, as a host resetting a running
+    /// engine: the registers (tables, counters, control) and every valid bit return to zero;
+    /// the RAM words (QP state, job table) keep their bits, as an FPGA's do.
+    pub fn reset(&mut self) {
+        self.sim.set_u64(self.s_tvalid, 0);
+        self.sim.set_u64(self.m_tready, 1);
+        self.sim.reset();
+    }
+
     /// The AXI4-Lite register interface as a [`RegBus`].
     pub fn regs(&mut self) -> AxilBus<'_> {
         AxilBus {

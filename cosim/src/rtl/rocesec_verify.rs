@@ -61,14 +61,32 @@ impl RocesecVerify {
             "{} is not a rocesec_verify variant",
             top.name()
         );
-        let mut dut = RocesecProtect::new(top);
-        let ctrl = match mode {
+        let mut v = Self {
+            dut: RocesecProtect::new(top),
+            mode,
+        };
+        v.select_mode();
+        v
+    }
+
+    fn select_mode(&mut self) {
+        let ctrl = match self.mode {
             VerifyMode::StoreForward => regmap::CTRL_STORE_FORWARD,
             VerifyMode::CutThrough => 0,
         };
-        dut.write(regmap::CTRL, ctrl)
+        self.dut
+            .write(regmap::CTRL, ctrl)
             .unwrap_or_else(|e| panic!("control register: {e}"));
-        Self { dut, mode }
+    }
+
+    /// Reset the running top ([`RocesecProtect::reset`]) and select the output mode again; the
+    /// keys must be loaded again.
+    ///
+    /// # Panics
+    /// If the control register write fails.
+    pub fn reset(&mut self) {
+        self.dut.reset();
+        self.select_mode();
     }
 
     /// The output mode.
