@@ -102,6 +102,7 @@ module rocesec_verify_emit
   // Job table //
   ///////////////
 
+  (* ram_style = "distributed" *)  // (few words, many readers: Yosys would pick registers)
   logic [rocesec_pkg::JobBits-1:0] jt_q [NumJobs];  // job_t, stored flat
   logic         jt_valid_q  [NumJobs];
   logic         jt_ekj0_v_q [NumJobs];
