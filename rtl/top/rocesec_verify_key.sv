@@ -247,11 +247,13 @@ module rocesec_verify_key
   logic         sel_qp_found, sel_qp_free_found;
   logic [QW-1:0] sel_qp_idx;
 
-  // Entry state (identity not included) at stage D's match and at the verdict queue head:
-  // epoch and next from the registers, the rest from the RAM (zero while the entry is fresh,
-  // RxQp::new).
+  // Entry state (identity not included) at two read ports, 0: stage D's match, 1: the verdict
+  // queue head's entry. Epoch and next come from the registers, the rest from the RAM (zero
+  // while the entry is fresh, RxQp::new); together they are the low fields of rxqp_t.
+  localparam int unsigned RdW = 8 + 1 + StW;
   logic [QW-1:0]  match_idx;
-  logic [StW-1:0] sel_word, cur_word;
+  logic [QW-1:0]  rd_idx  [2];
+  logic [RdW-1:0] rd_word [2];
   rxqp_t          sel_rd, cur_rd;
 
   always_comb begin
@@ -261,25 +263,16 @@ module rocesec_verify_key
     end
   end
 
-  assign sel_word = st_mem[match_idx];
-  assign cur_word = st_mem[v_idx];
+  assign rd_idx[0] = match_idx;
+  assign rd_idx[1] = v_idx;
 
-  always_comb begin
-    sel_rd       = '0;
-    sel_rd.epoch = qp_epoch_v[match_idx];
-    sel_rd.next  = qp_next_v[match_idx];
-    if (!qp_fresh_v[match_idx]) begin
-      {sel_rd.top, sel_rd.bits, sel_rd.cont_valid, sel_rd.cont_rkey, sel_rd.cont_level,
-       sel_rd.cont_index} = sel_word;
-    end
-    cur_rd       = '0;
-    cur_rd.epoch = qp_epoch_v[v_idx];
-    cur_rd.next  = qp_next_v[v_idx];
-    if (!qp_fresh_v[v_idx]) begin
-      {cur_rd.top, cur_rd.bits, cur_rd.cont_valid, cur_rd.cont_rkey, cur_rd.cont_level,
-       cur_rd.cont_index} = cur_word;
-    end
+  for (genvar p = 0; p < 2; p++) begin : gen_rd
+    assign rd_word[p] = {qp_epoch_v[rd_idx[p]], qp_next_v[rd_idx[p]],
+                         qp_fresh_v[rd_idx[p]] ? StW'(0) : st_mem[rd_idx[p]]};
   end
+
+  assign sel_rd = {{(1 + 128 + 24){1'b0}}, rd_word[0]};
+  assign cur_rd = {{(1 + 128 + 24){1'b0}}, rd_word[1]};
 
   always_comb begin
     logic [QW-1:0] free_idx;
