@@ -217,8 +217,9 @@ impl KdfParams {
 /// Stage `key`: `rtl/top/rocesec_protect_key.sv`, one frame at a time, in order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KeyParams {
-    /// Cycles from a header entering stage D to its earliest decision (classification, table
-    /// lookups, key selection and the QP state commit, registered into stage J): 1.
+    /// Cycles from a header entering stage D to its earliest decision: 2 (D1: policy entry, QP
+    /// identity match and target range registered; D2: PD key slot, QP state read,
+    /// classification, key selection and the QP state commit, registered into stage J).
     pub decide_cycles: u64,
     /// Verdict queue entries (`VqDepth` = 8): jobs issued whose final descriptor has not been
     /// taken yet.
@@ -314,7 +315,7 @@ impl Params {
             queue_room: 2,
         },
         key: KeyParams {
-            decide_cycles: 1,
+            decide_cycles: 2,
             verdicts: 8,
             look_cycles: 1,
             cache_entries: 8,

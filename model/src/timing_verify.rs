@@ -63,9 +63,9 @@ pub struct ParseParams {
 /// Stage `key`: `rtl/top/rocesec_verify_key.sv`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KeyParams {
-    /// Stage D (decides 1 cycle after taking the header), `StKey` lookup (1), derived-key cache (8
-    /// entries) and KDF: the same `rocesec_key_cache` + `kdf_cmac` as the protect top's key
-    /// stage, so the protect layer's constants.
+    /// Stage D (decides 2 cycles after taking the header: D1 lookups, D2 decision), `StKey`
+    /// lookup (1), derived-key cache (8 entries) and KDF: the same `rocesec_key_cache` +
+    /// `kdf_cmac` as the protect top's key stage, so the protect layer's constants.
     pub common: crate::timing::KeyParams,
     /// Frames decided whose verdict is pending (`VqDepth` = 8 in `rocesec_verify.sv`):
     /// `job_valid_o` needs `vq_room`.

@@ -23,8 +23,11 @@
 // parse descriptor of each frame (roce_parse desc_valid_o) then decides its verdict (parse
 // errors first, then the key stage's) from a verdict queue, in frame order.
 //
-// Pipeline (one frame per stage): D decides the header descriptor in d_q against the QP table
-// (commit in the same cycle, so D decides the next frame in the next cycle); J fetches the key
+// Pipeline (one frame per stage): D holds the header descriptor in d_q for two cycles: D1
+// looks up what depends on the header and the tables only (policy entry, QP identity match,
+// target range) into registers, D2 decides from them (PD key slot, QP state read at D1's index,
+// classification) and commits the QP state in the cycle of the decision; the next header
+// enters D as D2 decides, so D decides at most one frame every two cycles; J fetches the key
 // (StKey, a cache hit answers in the cycle of the request) and issues the job (StJob); the
 // verdict queue pairs each issued job with its final descriptor. A protected frame costs J two
 // cycles when its key is cached, a frame forwarded unchanged one.
@@ -105,7 +108,20 @@ module rocesec_protect_key
   logic [NumQps-1:0]      qp_match;
   logic [NumQps-1:0]      qp_free_v;
 
-  // Policy of the packet under work and the PD key slot of (its PD, its TX epoch).
+  // Stage D1 results (registered; see "Stage D" below)
+  logic          d1_ok_q;
+  logic [1:0]    p1_mode_q;
+  logic [7:0]    p1_epoch_q;
+  logic [31:0]   p1_pd_q;
+  logic [23:0]   p1_gen_q;
+  logic          p1_found_q, p1_free_found_q;
+  logic [QW-1:0] p1_match_idx_q, p1_free_idx_q;
+  logic          p1_target_q, p1_ovf_q;
+  logic [5:0]    p1_lvl_q;
+  logic [63:0]   p1_index_q;
+
+  // Policy of the packet under work (stage D1) and the PD key slot of (its PD, its TX epoch)
+  // (stage D2, from D1's registers).
   logic [1:0]   pol_mode;
   logic [7:0]   pol_epoch;
   logic         unused_pol_next;
@@ -132,8 +148,8 @@ module rocesec_protect_key
     .pol_next_o  (unused_pol_next),
     .pol_pd_o    (pol_pd),
     .pol_gen_o   (pol_gen),
-    .pd_pd_i     (pol_pd),
-    .pd_epoch_i  (pol_epoch),
+    .pd_pd_i     (p1_pd_q),
+    .pd_epoch_i  (p1_epoch_q),
     .pd_hit_o    (pd_hit),
     .pd_key_o    (pd_key)
   );
@@ -177,7 +193,7 @@ module rocesec_protect_key
   logic j_free, dec_take, job_fire, vq_full;
   assign job_fire    = (state_q == StJob) && !vq_full && job_ready_i;
   assign j_free      = (state_q == StIdle) || job_fire;
-  assign dec_take    = d_valid_q && j_free;
+  assign dec_take    = d_valid_q && d1_ok_q && j_free;
   assign hdr_ready_o = !d_valid_q || dec_take;
 
   // Decision of d_q (combinational; registered into stage J by dec_take)
@@ -199,39 +215,106 @@ module rocesec_protect_key
   logic [$clog2(NumQps)-1:0] dec_qp_idx;
   logic         dec_write_first;
 
-  // Table lookups of the packet under work (d_q).
-  /* verilator lint_off UNUSEDSIGNAL */
-  txqp_t   sel_st;     // read field by field
-  /* verilator lint_on UNUSEDSIGNAL */
-  logic    sel_qp_found;
-  logic    sel_qp_free_found;
-  logic [$clog2(NumQps)-1:0] sel_qp_idx;
+  // Stage D1 (the cycle after d_q is loaded): the lookups that depend only on d_q and the
+  // tables, registered for D2. The QP identities and the policy table cannot change between
+  // D1 and D2 except by a register write to the policy region (then D1 runs again: d1_ok_q
+  // stays low for that cycle) — identities change only at a commit, which is D2 of the frame
+  // before, and the QP state is read in D2.
+  logic          pol_write;
+  logic          r_target, r_ovf;
+  logic [5:0]    r_lvl;
+  logic [63:0]   r_index;
+  logic          r_free_found, r_found;
+  logic [QW-1:0] r_free_idx, r_match_idx;
+
+  assign pol_write = reg_we_i && reg_addr_i[15:10] == rocesec_pkg::RegDefaultBase[15:10];
 
   always_comb begin
-    logic [QW-1:0] free_idx, match_idx;
-    free_idx          = '0;
-    sel_qp_free_found = 1'b0;
+    r_free_idx   = '0;
+    r_free_found = 1'b0;
     for (int q = NumQps - 1; q >= 0; q--) begin
       if (qp_free_v[q]) begin
-        free_idx          = q[$clog2(NumQps)-1:0];
-        sel_qp_free_found = 1'b1;
+        r_free_idx   = q[QW-1:0];
+        r_free_found = 1'b1;
       end
     end
     // (dest GID, dest QPN) is allocated only when not found, so at most one entry matches:
-    // its index is the OR of the matching indices, and its state is read from the RAM there
-    sel_qp_found = |qp_match;
-    match_idx    = '0;
+    // its index is the OR of the matching indices
+    r_found     = |qp_match;
+    r_match_idx = '0;
     for (int q = 0; q < NumQps; q++) begin
-      if (qp_match[q]) match_idx = match_idx | q[QW-1:0];
+      if (qp_match[q]) r_match_idx = r_match_idx | q[QW-1:0];
     end
+  end
+
+  // target range: smallest level whose node holds [va, va + max(len, 1))
+  always_comb begin
+    logic [31:0] tlen;
+    logic [64:0] sum;
+    logic [63:0] diff;
+    logic [6:0]  msb;
+    logic [6:0]  lvl;
+    r_target = d_q.has_reth || d_q.has_atomic;
+    tlen     = d_q.has_reth ? d_q.dma_len : 32'd8;
+    sum      = {1'b0, d_q.va} + {33'h0, (tlen == 32'd0) ? 32'd0 : tlen - 32'd1};
+    r_ovf    = sum[64];
+    diff     = d_q.va ^ sum[63:0];
+    msb      = 7'd0;
+    for (int b = 0; b < 64; b++) if (diff[b]) msb = 7'(b);
+    lvl      = (diff == 64'h0 || msb < 7'd12) ? 7'd0 : msb - 7'd11;
+    r_lvl    = lvl[5:0];
+    r_index  = (lvl + 7'd12 >= 7'd64) ? 64'h0 : (d_q.va >> (lvl + 7'd12));
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      d1_ok_q         <= 1'b0;
+      p1_mode_q       <= '0;
+      p1_epoch_q      <= '0;
+      p1_pd_q         <= '0;
+      p1_gen_q        <= '0;
+      p1_found_q      <= 1'b0;
+      p1_free_found_q <= 1'b0;
+      p1_match_idx_q  <= '0;
+      p1_free_idx_q   <= '0;
+      p1_target_q     <= 1'b0;
+      p1_ovf_q        <= 1'b0;
+      p1_lvl_q        <= '0;
+      p1_index_q      <= '0;
+    end else begin
+      d1_ok_q <= d_valid_q && !dec_take && !(hdr_valid_i && hdr_ready_o) && !pol_write;
+      if (d_valid_q) begin
+        p1_mode_q       <= pol_mode;
+        p1_epoch_q      <= pol_epoch;
+        p1_pd_q         <= pol_pd;
+        p1_gen_q        <= pol_gen;
+        p1_found_q      <= r_found;
+        p1_free_found_q <= r_free_found;
+        p1_match_idx_q  <= r_match_idx;
+        p1_free_idx_q   <= r_free_idx;
+        p1_target_q     <= r_target;
+        p1_ovf_q        <= r_ovf;
+        p1_lvl_q        <= r_lvl;
+        p1_index_q      <= r_index;
+      end
+    end
+  end
+
+  // Stage D2: the QP state of the entry D1 found, read from the RAM at D1's index.
+  /* verilator lint_off UNUSEDSIGNAL */
+  txqp_t   sel_st;     // read field by field
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [QW-1:0] sel_qp_idx;
+
+  always_comb begin
     sel_st       = '0;
     sel_st.valid = 1'b1;
     sel_st.gid   = d_q.dest_gid;
     sel_st.qpn   = d_q.dest_qp;
     {sel_st.next_pn, sel_st.cont_valid, sel_st.cont_rkey, sel_st.cont_level,
-     sel_st.cont_index} = st_mem[match_idx];
-    sel_qp_idx = sel_qp_found ? match_idx : free_idx;
-    if (!sel_qp_found) begin
+     sel_st.cont_index} = st_mem[p1_match_idx_q];
+    sel_qp_idx = p1_found_q ? p1_match_idx_q : p1_free_idx_q;
+    if (!p1_found_q) begin
       sel_st         = '0;
       sel_st.next_pn = 49'd1;
     end
@@ -239,15 +322,6 @@ module rocesec_protect_key
 
   /* verilator lint_off UNUSEDSIGNAL */
   always_comb begin
-    logic        target;
-    logic [63:0] va;
-    logic [31:0] tlen;
-    logic [63:0] last;
-    logic [64:0] sum;
-    logic [63:0] diff;
-    logic [6:0]  msb;
-    logic [6:0]  lvl;
-    logic [63:0] index;
     logic        wcont;
     logic [4:0]  low;
     logic [16:0] ip_len_new;
@@ -268,27 +342,15 @@ module rocesec_protect_key
     dec_qp_idx      = '0;
     dec_write_first = 1'b0;
 
-    dec_qp_found = sel_qp_found;
+    dec_qp_found = p1_found_q;
     dec_qp_idx   = sel_qp_idx;
     dec_pdkey    = pd_key;
 
     dec_pn    = sel_st.next_pn;
-    dec_epoch = pol_epoch;  // TX epoch: the policy's, per packet (register map)
-    dec_pd    = pol_pd;
-    dec_mode  = pol_mode;
-    dec_salt  = (d_q.service == roce_parse_pkg::SvcUd) ? d_q.src_qp : pol_gen;
-
-    // target range: smallest level whose node holds [va, va + max(len, 1))
-    target = d_q.has_reth || d_q.has_atomic;
-    va     = d_q.va;
-    tlen   = d_q.has_reth ? d_q.dma_len : 32'd8;
-    sum    = {1'b0, va} + {33'h0, (tlen == 32'd0) ? 32'd0 : tlen - 32'd1};
-    last   = sum[63:0];
-    diff   = va ^ last;
-    msb    = 7'd0;
-    for (int b = 0; b < 64; b++) if (diff[b]) msb = 7'(b);
-    lvl    = (diff == 64'h0 || msb < 7'd12) ? 7'd0 : msb - 7'd11;
-    index  = (lvl + 7'd12 >= 7'd64) ? 64'h0 : (va >> (lvl + 7'd12));
+    dec_epoch = p1_epoch_q;  // TX epoch: the policy's, per packet (register map)
+    dec_pd    = p1_pd_q;
+    dec_mode  = p1_mode_q;
+    dec_salt  = (d_q.service == roce_parse_pkg::SvcUd) ? d_q.src_qp : p1_gen_q;
 
     low   = d_q.opcode[4:0];
     wcont = (d_q.service == roce_parse_pkg::SvcRc || d_q.service == roce_parse_pkg::SvcUc || d_q.service == roce_parse_pkg::SvcXrc) &&
@@ -296,15 +358,15 @@ module rocesec_protect_key
     dec_write_first = (d_q.service == roce_parse_pkg::SvcRc || d_q.service == roce_parse_pkg::SvcUc ||
                        d_q.service == roce_parse_pkg::SvcXrc) && (low == 5'h06);
 
-    dec_tag.pd    = pol_pd;
-    dec_tag.epoch = pol_epoch;
+    dec_tag.pd    = p1_pd_q;
+    dec_tag.epoch = p1_epoch_q;
     dec_tag.gid   = d_q.dest_gid;
-    if (target) begin
+    if (p1_target_q) begin
       dec_tag.typ   = rocesec_pkg::KtNode;
       dec_tag.a     = d_q.rkey;
-      dec_tag.b     = {18'h0, lvl[5:0]};
-      dec_tag.index = index;
-      dec_level     = lvl[5:0];
+      dec_tag.b     = {18'h0, p1_lvl_q};
+      dec_tag.index = p1_index_q;
+      dec_level     = p1_lvl_q;
     end else if (wcont) begin
       dec_tag.typ   = rocesec_pkg::KtNode;
       dec_tag.a     = sel_st.cont_rkey;
@@ -331,15 +393,15 @@ module rocesec_protect_key
       dec_fwd = rocesec_pkg::FwdCnp;
     end else if (d_q.sec_valid) begin
       dec_reason = rocesec_pkg::ReasonMalformed;
-    end else if (pol_mode == rocesec_pkg::ModeBypass) begin
+    end else if (p1_mode_q == rocesec_pkg::ModeBypass) begin
       dec_fwd = rocesec_pkg::FwdBypass;
-    end else if (!dec_qp_found && !sel_qp_free_found) begin
+    end else if (!dec_qp_found && !p1_free_found_q) begin
       dec_reason = rocesec_pkg::ReasonUnknownKey;  // hardware limit: QP state table full
     end else if (sel_st.next_pn[48]) begin
       dec_reason = rocesec_pkg::ReasonPnExhausted;  // next_pn > PN_MAX
-    end else if (target && sum[64]) begin
+    end else if (p1_target_q && p1_ovf_q) begin
       dec_reason = rocesec_pkg::ReasonOutOfRange;
-    end else if (!target && wcont && !sel_st.cont_valid) begin
+    end else if (!p1_target_q && wcont && !sel_st.cont_valid) begin
       dec_reason = rocesec_pkg::ReasonUnknownKey;
     end else if (!pd_hit) begin
       dec_reason = rocesec_pkg::ReasonUnknownKey;  // hardware limit: no PD key slot for (pd, epoch)

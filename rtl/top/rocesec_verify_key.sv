@@ -129,9 +129,11 @@ module rocesec_verify_key
   // Packet under work   //
   /////////////////////////
 
-  // Two stages, as in rocesec_protect_key: stage D holds the header under decision (d_q) and
-  // decides when stage J is free and no conflict holds; stage J (state_q, jd_q) fetches the key
-  // and issues the job. A frame with its key cached costs 2 cycles.
+  // Two stages, as in rocesec_protect_key: stage D holds the header under decision (d_q) for
+  // at least two cycles (D1: policy entry, QP identity match and key-scope range registered;
+  // D2: PD key slot, QP state read at D1's index, classification) and decides when D1's
+  // results are ready, stage J is free and no conflict holds; stage J (state_q, jd_q) fetches
+  // the key and issues the job. A frame with its key cached costs 2 cycles in J.
   typedef enum logic [1:0] {
     StIdle, StKey, StJob
   } state_e;
@@ -154,6 +156,18 @@ module rocesec_verify_key
   logic         pol_next;
   logic [31:0]  pol_pd;
   logic [23:0]  pol_gen;
+
+  // Stage D1 results (registered; see "Stage D1" below)
+  logic          d1_ok_q;
+  logic [1:0]    p1_mode_q;
+  logic [7:0]    p1_epoch_q;
+  logic          p1_next_q;
+  logic [31:0]   p1_pd_q;
+  logic [23:0]   p1_gen_q;
+  logic          p1_found_q, p1_free_found_q;
+  logic [QW-1:0] p1_match_idx_q, p1_free_idx_q;
+  logic          p1_in_node_q;
+  logic [63:0]   p1_index_q;
   logic         pd_hit;
   logic [127:0] pd_key;
   logic         pd_write;
@@ -175,7 +189,7 @@ module rocesec_verify_key
     .pol_next_o  (pol_next),
     .pol_pd_o    (pol_pd),
     .pol_gen_o   (pol_gen),
-    .pd_pd_i     (pol_pd),
+    .pd_pd_i     (p1_pd_q),
     .pd_epoch_i  (d_q.sec_epoch),
     .pd_hit_o    (pd_hit),
     .pd_key_o    (pd_key)
@@ -256,14 +270,82 @@ module rocesec_verify_key
   logic [RdW-1:0] rd_word [2];
   rxqp_t          sel_rd, cur_rd;
 
+  // Stage D1 (the cycle after d_q is loaded): what depends only on d_q and the tables. QP
+  // identities change only when D2 allocates (the frame before), the policy table only by a
+  // register write to its region (then D1 runs again: d1_ok_q stays low for that cycle); the
+  // QP state (epoch, replay window, WRITE key), which commits change, is read in D2.
+  logic          pol_write;
+  logic          r_free_found, r_found, r_in_node;
+  logic [QW-1:0] r_free_idx;
+  logic [63:0]   r_index;
+
+  assign pol_write = reg_we_i && reg_addr_i[15:10] == rocesec_pkg::RegDefaultBase[15:10];
+
   always_comb begin
+    r_free_idx   = '0;
+    r_free_found = 1'b0;
+    for (int q = NumQps - 1; q >= 0; q--) begin
+      if (qp_free_v[q]) begin
+        r_free_idx   = q[QW-1:0];
+        r_free_found = 1'b1;
+      end
+    end
+    // (dest GID, dest QPN) is allocated only when not found, so at most one entry matches:
+    // its index is the OR of the matching indices
+    r_found   = |qp_match;
     match_idx = '0;
     for (int q = 0; q < NumQps; q++) begin
       if (qp_match[q]) match_idx = match_idx | q[QW-1:0];
     end
   end
 
-  assign rd_idx[0] = match_idx;
+  // key scope: [va, va + max(len, 1)) inside node (level, va >> (12 + level))
+  always_comb begin
+    logic [31:0] tlen;
+    logic [64:0] sum;
+    logic [6:0]  sh;
+    tlen      = d_q.has_reth ? d_q.dma_len : 32'd8;
+    sum       = {1'b0, d_q.va} + {33'h0, (tlen == 32'd0) ? 32'd0 : tlen - 32'd1};
+    sh        = 7'd12 + {1'b0, d_q.sec_level};
+    r_in_node = !sum[64] && (d_q.sec_level <= 6'd52) &&
+                ((sh >= 7'd64) || ((d_q.va >> sh) == (sum[63:0] >> sh)));
+    r_index   = (sh >= 7'd64) ? 64'h0 : (d_q.va >> sh);
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      d1_ok_q         <= 1'b0;
+      p1_mode_q       <= '0;
+      p1_epoch_q      <= '0;
+      p1_next_q       <= 1'b0;
+      p1_pd_q         <= '0;
+      p1_gen_q        <= '0;
+      p1_found_q      <= 1'b0;
+      p1_free_found_q <= 1'b0;
+      p1_match_idx_q  <= '0;
+      p1_free_idx_q   <= '0;
+      p1_in_node_q    <= 1'b0;
+      p1_index_q      <= '0;
+    end else begin
+      d1_ok_q <= d_valid_q && !dec_take && !(hdr_valid_i && hdr_ready_o) && !pol_write;
+      if (d_valid_q) begin
+        p1_mode_q       <= pol_mode;
+        p1_epoch_q      <= pol_epoch;
+        p1_next_q       <= pol_next;
+        p1_pd_q         <= pol_pd;
+        p1_gen_q        <= pol_gen;
+        p1_found_q      <= r_found;
+        p1_free_found_q <= r_free_found;
+        p1_match_idx_q  <= match_idx;
+        p1_free_idx_q   <= r_free_idx;
+        p1_in_node_q    <= r_in_node;
+        p1_index_q      <= r_index;
+      end
+    end
+  end
+
+  // Stage D2: the entry's state at D1's index.
+  assign rd_idx[0] = p1_match_idx_q;
   assign rd_idx[1] = v_idx;
 
   for (genvar p = 0; p < 2; p++) begin : gen_rd
@@ -275,44 +357,27 @@ module rocesec_verify_key
   assign cur_rd = {{(1 + 128 + 24){1'b0}}, rd_word[1]};
 
   always_comb begin
-    logic [QW-1:0] free_idx;
-    free_idx          = '0;
-    sel_qp_free_found = 1'b0;
-    for (int q = NumQps - 1; q >= 0; q--) begin
-      if (qp_free_v[q]) begin
-        free_idx          = q[QW-1:0];
-        sel_qp_free_found = 1'b1;
-      end
-    end
-    // (dest GID, dest QPN) is allocated only when not found, so at most one entry matches:
-    // its index is the OR of the matching indices; its state is read there
-    sel_qp_found = |qp_match;
-    sel_st       = sel_rd;
-    sel_st.valid = 1'b1;
-    sel_st.gid   = d_q.dest_gid;
-    sel_st.qpn   = d_q.dest_qp;
-    sel_qp_idx = sel_qp_found ? match_idx : free_idx;
-    if (!sel_qp_found) begin
+    sel_qp_found      = p1_found_q;
+    sel_qp_free_found = p1_free_found_q;
+    sel_st            = sel_rd;
+    sel_st.valid      = 1'b1;
+    sel_st.gid        = d_q.dest_gid;
+    sel_st.qpn        = d_q.dest_qp;
+    sel_qp_idx        = p1_found_q ? p1_match_idx_q : p1_free_idx_q;
+    if (!p1_found_q) begin
       // RxQp::new(policy)
       sel_st       = '0;
       sel_st.valid = 1'b1;
       sel_st.gid   = d_q.dest_gid;
       sel_st.qpn   = d_q.dest_qp;
-      sel_st.epoch = pol_epoch;
-      sel_st.next  = pol_next;
+      sel_st.epoch = p1_epoch_q;
+      sel_st.next  = p1_next_q;
     end
   end
 
   /* verilator lint_off UNUSEDSIGNAL */
   always_comb begin
     logic        target;
-    logic [63:0] va;
-    logic [31:0] tlen;
-    logic [64:0] sum;
-    logic [63:0] last;
-    logic [6:0]  sh;
-    logic        in_node;
-    logic [63:0] index;
     logic        wcont;
     logic [4:0]  low;
     logic [7:0]  ediff;
@@ -331,7 +396,7 @@ module rocesec_verify_key
     dec_qp_found    = sel_qp_found;
     dec_qp_idx      = sel_qp_idx;
     dec_pdkey       = pd_key;
-    dec_salt        = (d_q.service == roce_parse_pkg::SvcUd) ? d_q.src_qp : pol_gen;
+    dec_salt        = (d_q.service == roce_parse_pkg::SvcUd) ? d_q.src_qp : p1_gen_q;
 
     // epoch (select_rx)
     ediff    = sel_st.epoch - d_q.sec_epoch;
@@ -340,17 +405,9 @@ module rocesec_verify_key
     ep_stale = (ediff >= 8'd1) && (ediff < 8'd128);
     dec_promote = (d_q.sec_epoch != sel_st.epoch);
 
-    // key scope: [va, va + max(len, 1)) inside node (level, va >> (12 + level))
+    // key scope (D1: p1_in_node_q, p1_index_q)
     target   = d_q.has_reth || d_q.has_atomic;
     level_qp = (d_q.sec_level == rocesec_pkg::LevelQp);
-    va       = d_q.va;
-    tlen     = d_q.has_reth ? d_q.dma_len : 32'd8;
-    sum      = {1'b0, va} + {33'h0, (tlen == 32'd0) ? 32'd0 : tlen - 32'd1};
-    last     = sum[63:0];
-    sh       = 7'd12 + {1'b0, d_q.sec_level};
-    in_node  = !sum[64] && (d_q.sec_level <= 6'd52) &&
-               ((sh >= 7'd64) || ((va >> sh) == (last >> sh)));
-    index    = (sh >= 7'd64) ? 64'h0 : (va >> sh);
 
     low   = d_q.opcode[4:0];
     wcont = (d_q.service == roce_parse_pkg::SvcRc || d_q.service == roce_parse_pkg::SvcUc ||
@@ -358,14 +415,14 @@ module rocesec_verify_key
     dec_write_first = (d_q.service == roce_parse_pkg::SvcRc || d_q.service == roce_parse_pkg::SvcUc ||
                        d_q.service == roce_parse_pkg::SvcXrc) && (low == 5'h06);
 
-    dec_tag.pd    = pol_pd;
+    dec_tag.pd    = p1_pd_q;
     dec_tag.epoch = d_q.sec_epoch;
     dec_tag.gid   = d_q.dest_gid;
     if (target) begin
       dec_tag.typ   = rocesec_pkg::KtNode;
       dec_tag.a     = d_q.rkey;
       dec_tag.b     = {18'h0, d_q.sec_level};
-      dec_tag.index = index;
+      dec_tag.index = p1_index_q;
     end else if (wcont) begin
       dec_tag.typ   = rocesec_pkg::KtNode;
       dec_tag.a     = sel_st.cont_rkey;
@@ -392,9 +449,9 @@ module rocesec_verify_key
       if (d_q.sec_valid) dec_reason = rocesec_pkg::ReasonPolicy;
       else               dec_fwd    = rocesec_pkg::FwdCnp;
     end else if (!d_q.sec_valid) begin
-      if (pol_mode == rocesec_pkg::ModeBypass) dec_fwd    = rocesec_pkg::FwdBypass;
+      if (p1_mode_q == rocesec_pkg::ModeBypass) dec_fwd    = rocesec_pkg::FwdBypass;
       else                                     dec_reason = rocesec_pkg::ReasonPolicy;
-    end else if (pol_mode == rocesec_pkg::ModeBypass || d_q.sec_mode != pol_mode) begin
+    end else if (p1_mode_q == rocesec_pkg::ModeBypass || d_q.sec_mode != p1_mode_q) begin
       dec_reason = rocesec_pkg::ReasonPolicy;
     end else if (!sel_qp_found && !sel_qp_free_found) begin
       dec_reason = rocesec_pkg::ReasonUnknownKey;  // hardware limit: QP state table full
@@ -402,7 +459,7 @@ module rocesec_verify_key
       dec_reason = ep_stale ? rocesec_pkg::ReasonStaleEpoch : rocesec_pkg::ReasonUnknownKey;
     end else if (target && level_qp) begin
       dec_reason = rocesec_pkg::ReasonMalformed;
-    end else if (target && !in_node) begin
+    end else if (target && !p1_in_node_q) begin
       dec_reason = rocesec_pkg::ReasonOutOfRange;
     end else if (!target && wcont && !sel_st.cont_valid) begin
       dec_reason = rocesec_pkg::ReasonUnknownKey;
@@ -511,7 +568,7 @@ module rocesec_verify_key
   // and takes the next header in the same cycle.
   assign vq_push     = job_valid_o && job_ready_i;
   assign j_free      = (state_q == StIdle) || vq_push;
-  assign dec_take    = d_valid_q && j_free && !conflict;
+  assign dec_take    = d_valid_q && d1_ok_q && j_free && !conflict;
   assign hdr_ready_o = !d_valid_q || dec_take;
 
   // Stage D and stage J
@@ -706,8 +763,8 @@ module rocesec_verify_key
         next_q  <= qp_wdata.next;
         fresh_q <= 1'b0;
       end else if (wr_alloc) begin  // RxQp::new(policy)
-        epoch_q <= pol_epoch;
-        next_q  <= pol_next;
+        epoch_q <= p1_epoch_q;
+        next_q  <= p1_next_q;
         fresh_q <= 1'b1;
       end
     end
