@@ -118,7 +118,6 @@ module rocesec_protect_key
   logic [QW-1:0] p1_match_idx_q, p1_free_idx_q;
   logic          p1_target_q, p1_ovf_q;
   logic [5:0]    p1_lvl_q;
-  logic [63:0]   p1_index_q;
 
   // Policy of the packet under work (stage D1) and the PD key slot of (its PD, its TX epoch)
   // (stage D2, from D1's registers).
@@ -247,24 +246,32 @@ module rocesec_protect_key
     end
   end
 
-  // target range: smallest level whose node holds [va, va + max(len, 1))
+  // Target range: smallest level whose node holds [va, va + max(len, 1)), in three steps so
+  // that no cycle holds more than one of them: the last byte's address va + max(len, 1) - 1
+  // as the header enters d_q (d_sum_q, a function of the descriptor alone), its level in D1
+  // (highest bit where va and the last address differ), the node index va >> (12 + level)
+  // in D2.
+  logic [64:0] ld_sum, d_sum_q;
+
   always_comb begin
     logic [31:0] tlen;
-    logic [64:0] sum;
-    logic [63:0] diff;
-    logic [6:0]  msb;
-    logic [6:0]  lvl;
-    r_target = d_q.has_reth || d_q.has_atomic;
-    tlen     = d_q.has_reth ? d_q.dma_len : 32'd8;
-    sum      = {1'b0, d_q.va} + {33'h0, (tlen == 32'd0) ? 32'd0 : tlen - 32'd1};
-    r_ovf    = sum[64];
-    diff     = d_q.va ^ sum[63:0];
-    msb      = 7'd0;
-    for (int b = 0; b < 64; b++) if (diff[b]) msb = 7'(b);
-    lvl      = (diff == 64'h0 || msb < 7'd12) ? 7'd0 : msb - 7'd11;
-    r_lvl    = lvl[5:0];
-    r_index  = (lvl + 7'd12 >= 7'd64) ? 64'h0 : (d_q.va >> (lvl + 7'd12));
+    tlen   = hdr_desc_i.has_reth ? hdr_desc_i.dma_len : 32'd8;
+    ld_sum = {1'b0, hdr_desc_i.va} + {33'h0, (tlen == 32'd0) ? 32'd0 : tlen - 32'd1};
   end
+
+  always_comb begin
+    logic [63:0] diff;
+    logic [5:0]  msb;
+    r_target = d_q.has_reth || d_q.has_atomic;
+    r_ovf    = d_sum_q[64];
+    diff     = d_q.va ^ d_sum_q[63:0];
+    msb      = 6'd0;
+    for (int b = 0; b < 64; b++) if (diff[b]) msb = 6'(b);
+    r_lvl    = (diff == 64'h0 || msb < 6'd12) ? 6'd0 : msb - 6'd11;  // <= 52
+  end
+
+  // D2: node index of D1's level (level <= 52; a shift by 64 gives 0, the model's index)
+  assign r_index = d_q.va >> (7'd12 + {1'b0, p1_lvl_q});
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -280,8 +287,9 @@ module rocesec_protect_key
       p1_target_q     <= 1'b0;
       p1_ovf_q        <= 1'b0;
       p1_lvl_q        <= '0;
-      p1_index_q      <= '0;
+      d_sum_q         <= '0;
     end else begin
+      if (hdr_valid_i && hdr_ready_o) d_sum_q <= ld_sum;
       d1_ok_q <= d_valid_q && !dec_take && !(hdr_valid_i && hdr_ready_o) && !pol_write;
       if (d_valid_q) begin
         p1_mode_q       <= pol_mode;
@@ -295,7 +303,6 @@ module rocesec_protect_key
         p1_target_q     <= r_target;
         p1_ovf_q        <= r_ovf;
         p1_lvl_q        <= r_lvl;
-        p1_index_q      <= r_index;
       end
     end
   end
@@ -365,7 +372,7 @@ module rocesec_protect_key
       dec_tag.typ   = rocesec_pkg::KtNode;
       dec_tag.a     = d_q.rkey;
       dec_tag.b     = {18'h0, p1_lvl_q};
-      dec_tag.index = p1_index_q;
+      dec_tag.index = r_index;
       dec_level     = p1_lvl_q;
     end else if (wcont) begin
       dec_tag.typ   = rocesec_pkg::KtNode;

@@ -299,17 +299,26 @@ module rocesec_verify_key
     end
   end
 
-  // key scope: [va, va + max(len, 1)) inside node (level, va >> (12 + level))
+  // Key scope: [va, va + max(len, 1)) inside node (level, va >> (12 + level)). The last
+  // byte's address va + max(len, 1) - 1 is computed as the header enters d_q (d_sum_q, a
+  // function of the descriptor alone); D1 checks that va and it agree above bit 12 + level
+  // (no differing bit there: a mask, not two shifts and a compare) and shifts out the index.
+  logic [64:0] ld_sum, d_sum_q;
+
   always_comb begin
     logic [31:0] tlen;
-    logic [64:0] sum;
+    tlen   = hdr_desc_i.has_reth ? hdr_desc_i.dma_len : 32'd8;
+    ld_sum = {1'b0, hdr_desc_i.va} + {33'h0, (tlen == 32'd0) ? 32'd0 : tlen - 32'd1};
+  end
+
+  always_comb begin
     logic [6:0]  sh;
-    tlen      = d_q.has_reth ? d_q.dma_len : 32'd8;
-    sum       = {1'b0, d_q.va} + {33'h0, (tlen == 32'd0) ? 32'd0 : tlen - 32'd1};
-    sh        = 7'd12 + {1'b0, d_q.sec_level};
-    r_in_node = !sum[64] && (d_q.sec_level <= 6'd52) &&
-                ((sh >= 7'd64) || ((d_q.va >> sh) == (sum[63:0] >> sh)));
-    r_index   = (sh >= 7'd64) ? 64'h0 : (d_q.va >> sh);
+    logic [63:0] hi;
+    sh = 7'd12 + {1'b0, d_q.sec_level};
+    for (int b = 0; b < 64; b++) hi[b] = (7'(b) >= sh);
+    r_in_node = !d_sum_q[64] && (d_q.sec_level <= 6'd52) &&
+                (((d_q.va ^ d_sum_q[63:0]) & hi) == 64'h0);
+    r_index   = d_q.va >> sh;  // (a shift by 64 or more gives 0)
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -326,7 +335,9 @@ module rocesec_verify_key
       p1_free_idx_q   <= '0;
       p1_in_node_q    <= 1'b0;
       p1_index_q      <= '0;
+      d_sum_q         <= '0;
     end else begin
+      if (hdr_valid_i && hdr_ready_o) d_sum_q <= ld_sum;
       d1_ok_q <= d_valid_q && !dec_take && !(hdr_valid_i && hdr_ready_o) && !pol_write;
       if (d_valid_q) begin
         p1_mode_q       <= pol_mode;
