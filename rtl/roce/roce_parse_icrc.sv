@@ -13,7 +13,8 @@
 // `icrc_off_i` (= end of the IP packet − 4). Model: model/src/roce/icrc.rs.
 //
 // beat_data_i byte i (bits [8i+7:8i]) is frame byte beat_base_i + i (AXI4-Stream order);
-// beat_keep_i bit i marks it valid. The layout inputs (ip_off_i, ipv6_i, udp_off_i, bth_off_i,
+// beat_keep_i bit i marks it valid. beat_base_i is a multiple of BeatBytes (beats are aligned to
+// the frame's first byte); its low bits are ignored. The layout inputs (ip_off_i, ipv6_i, udp_off_i, bth_off_i,
 // icrc_off_i) must be correct for every byte of the beat they affect; bytes outside
 // [ip_off_i, icrc_off_i) are excluded.
 //
@@ -181,44 +182,48 @@ module roce_parse_icrc #(
   logic [3:0]           s0_st_we;    // stored ICRC byte j is in this beat
   logic [31:0]          s0_st_data;
 
-  // Lane masks from the layout relative to the beat: d = X − beat_base_i (signed), computed once
-  // per point, then decoded per lane (no per-lane comparator against a moving offset).
-  function automatic logic [17:0] rel(logic [16:0] x, logic [16:0] base);
-    rel = {1'b0, x} - {1'b0, base};
-  endfunction
+  // Lane masks from the layout relative to the beat. The beat starts at a multiple of
+  // BeatBytes, so a frame offset y is in the beat iff its high bits equal the beat's index
+  // (an equality, no subtraction) and then sits in lane y[LB-1:0]. Each point is one short
+  // addition of a constant to a layout input, then the compare and the lane decode: no chain
+  // of carry chains between the layout registers and s1_data_q.
+  localparam int unsigned HW = 17 - LB;  // high bits of a 17-bit offset
 
-  // lanes i with i == d (d signed)
-  function automatic logic [BeatBytes-1:0] lane_at(logic [17:0] d);
+  // lanes i with i == y - base
+  function automatic logic [BeatBytes-1:0] lane_at(logic [16:0] y, logic [HW-1:0] bhi);
     lane_at = '0;
-    if (!d[17] && d < 18'(BeatBytes)) lane_at[d[LB-1:0]] = 1'b1;
+    if (y[16:LB] == bhi) lane_at[y[LB-1:0]] = 1'b1;
   endfunction
 
-  // lanes i with i >= d (d signed)
-  function automatic logic [BeatBytes-1:0] lanes_from(logic [17:0] d);
-    for (int i = 0; i < BeatBytes; i++) lanes_from[i] = d[17] || d <= 18'(i);
+  // lanes i with i >= x - base
+  function automatic logic [BeatBytes-1:0] lanes_from(logic [16:0] x, logic [HW-1:0] bhi);
+    logic lt, eq;
+    lt = x[16:LB] < bhi;
+    eq = x[16:LB] == bhi;
+    for (int i = 0; i < BeatBytes; i++) lanes_from[i] = lt || (eq && x[LB-1:0] <= LB'(i));
   endfunction
 
   always_comb begin
-    logic [16:0]          base;
-    logic [17:0]          d_ip, d_udp, d_bth, d_icrc;
+    logic [HW-1:0]        bhi;
+    logic [16:0]          ip, udp, bth, icrc;
     logic [BeatBytes-1:0] incl, ff, nib, at;
-    base   = {1'b0, beat_base_i};
-    d_ip   = rel({9'h0, ip_off_i}, base);
-    d_udp  = rel({9'h0, udp_off_i}, base);
-    d_bth  = rel({9'h0, bth_off_i}, base);
-    d_icrc = rel({1'b0, icrc_off_i}, base);
+    bhi  = {1'b0, beat_base_i[15:LB]};
+    ip   = {9'h0, ip_off_i};
+    udp  = {9'h0, udp_off_i};
+    bth  = {9'h0, bth_off_i};
+    icrc = {1'b0, icrc_off_i};
     // covered: [ip_off, icrc_off)
-    incl = beat_keep_i & lanes_from(d_ip) & ~lanes_from(d_icrc);
+    incl = beat_keep_i & lanes_from(ip, bhi) & ~lanes_from(icrc, bhi);
     // invariant fields forced to ones (Annex A17.8)
-    ff  = lane_at(d_udp + 18'd6) | lane_at(d_udp + 18'd7) | lane_at(d_bth + 18'd4);
+    ff  = lane_at(udp + 17'd6, bhi) | lane_at(udp + 17'd7, bhi) | lane_at(bth + 17'd4, bhi);
     nib = '0;
     if (ipv6_i) begin
-      nib = lane_at(d_ip);
-      ff  = ff | lane_at(d_ip + 18'd1) | lane_at(d_ip + 18'd2) | lane_at(d_ip + 18'd3) |
-            lane_at(d_ip + 18'd7);
+      nib = lane_at(ip, bhi);
+      ff  = ff | lane_at(ip + 17'd1, bhi) | lane_at(ip + 17'd2, bhi) | lane_at(ip + 17'd3, bhi) |
+            lane_at(ip + 17'd7, bhi);
     end else begin
-      ff  = ff | lane_at(d_ip + 18'd1) | lane_at(d_ip + 18'd8) | lane_at(d_ip + 18'd10) |
-            lane_at(d_ip + 18'd11);
+      ff  = ff | lane_at(ip + 17'd1, bhi) | lane_at(ip + 17'd8, bhi) | lane_at(ip + 17'd10, bhi) |
+            lane_at(ip + 17'd11, bhi);
     end
     s0_data = '0;
     for (int i = 0; i < BeatBytes; i++) begin
@@ -232,16 +237,16 @@ module roce_parse_icrc #(
     s0_st_we   = 4'h0;
     s0_st_data = 32'h0;
     for (int j = 0; j < 4; j++) begin
-      at = lane_at(d_icrc + 18'(j)) & beat_keep_i;
+      at = lane_at(icrc + 17'(j), bhi) & beat_keep_i;
       s0_st_we[j] = |at;
       for (int i = 0; i < BeatBytes; i++) begin
         if (at[i]) s0_st_data[8*j +: 8] = beat_data_i[8*i +: 8];
       end
     end
-    s0_start = !d_ip[17] && d_ip < 18'(BeatBytes);
-    s0_lead  = s0_start ? 8'(d_ip) : 8'd0;
-    s0_trail = (!d_icrc[17] && d_icrc != 18'd0 && d_icrc < 18'(BeatBytes)) ?
-               8'(18'(BeatBytes) - d_icrc) : 8'd0;
+    s0_start = ip[16:LB] == bhi;
+    s0_lead  = s0_start ? 8'(ip[LB-1:0]) : 8'd0;
+    s0_trail = (icrc[16:LB] == bhi && icrc[LB-1:0] != '0) ?
+               8'(9'(BeatBytes) - 9'(icrc[LB-1:0])) : 8'd0;
   end
 
   /////////////
@@ -306,5 +311,8 @@ module roce_parse_icrc #(
   assign icrc_o     = ~state_q;
   assign icrc_now_o = (s1_valid_q && s1_any_q) ? ~state_d : ~state_q;
   assign stored_o = stored_q;
+
+  logic unused_base_lo;
+  assign unused_base_lo = ^beat_base_i[LB-1:0];  // zero: beats are BeatBytes-aligned
 
 endmodule

@@ -19,11 +19,15 @@
 // Timing
 // ------
 // A hit answers in the cycle of the request (rsp_valid_o combinational from req_valid_i and the
-// tag compare, like a cache read port). A miss runs 1 (QP key) or 2 (node key, MR key missing)
-// derivations plus one encryption, each on kdf_cmac (about 35 cycles per AES block plus the CMAC
-// subkey block for a new parent key), then answers with rsp_valid_o from a register; the new
-// key (and an MR key on the way) is inserted round robin. Key material is cleared after each
-// response.
+// tag compare). A miss runs 1 (QP key) or 2 (node key, MR key missing) derivations plus one
+// encryption, each on kdf_cmac (about 35 cycles per AES block plus the CMAC subkey block for a
+// new parent key), then answers with rsp_valid_o from a register; the new key (and an MR key on
+// the way) is inserted round robin. A node key whose MR key is cached spends one cycle reading
+// it (StMrLoad) before its derivation. In both cases rsp_key_o and rsp_h_o hold the key and H
+// from the cycle after rsp_valid_o until the next request: on a hit they are read from the
+// entries at the registered hit vector, so the tag compare and the 8-to-1 read of 256 bits
+// never share a cycle (session 12: together they limited the cache to 55.8 MHz). The
+// derivation's key material (parent keys, the new key and H) is cleared at the next request.
 //
 // Flush
 // -----
@@ -81,7 +85,7 @@ module rocesec_key_cache
   /////////////
 
   typedef enum logic [3:0] {
-    StIdle, StMrReq, StMrWait, StKeyReq, StKeyWait, StHReq, StHWait, StRsp
+    StIdle, StMrLoad, StMrReq, StMrWait, StKeyReq, StKeyWait, StHReq, StHWait, StRsp
   } state_e;
 
   state_e                 state_q;
@@ -89,6 +93,8 @@ module rocesec_key_cache
   logic [127:0]           pkey_q, mkey_q, key_q, h_q;
   logic [CW-1:0]          next_q;
   logic [NumCache-1:0]    valid_q, base_eq, hit_v, mr_hit_v;
+  logic [NumCache-1:0]    hit_v_q, mr_hit_v_q;   // of the last request (StIdle)
+  logic                   from_hit_q;            // the last response was a hit
   logic [127:0]           e_key [NumCache];
   logic [127:0]           e_h   [NumCache];
   logic                   drop_q;
@@ -109,15 +115,17 @@ module rocesec_key_cache
     mr_tag.index = '0;
   end
 
-  // One-hot AND-OR read of the hit entry and of the MR entry.
+  // One-hot AND-OR read of the hit entry and of the MR entry, at the hit vectors registered in
+  // the request cycle. The entries do not change until the next request: only a miss inserts,
+  // and a flush clears the valid bits alone.
   always_comb begin
     hit_key = '0;
     hit_h   = '0;
     mr_key  = '0;
     for (int c = 0; c < NumCache; c++) begin
-      hit_key = hit_key | ({128{hit_v[c]}} & e_key[c]);
-      hit_h   = hit_h   | ({128{hit_v[c]}} & e_h[c]);
-      mr_key  = mr_key  | ({128{mr_hit_v[c]}} & e_key[c]);
+      hit_key = hit_key | ({128{hit_v_q[c]}} & e_key[c]);
+      hit_h   = hit_h   | ({128{hit_v_q[c]}} & e_h[c]);
+      mr_key  = mr_key  | ({128{mr_hit_v_q[c]}} & e_key[c]);
     end
   end
 
@@ -190,8 +198,8 @@ module rocesec_key_cache
 
   assign busy_o      = (state_q != StIdle) && (state_q != StRsp);
   assign rsp_valid_o = (state_q == StIdle && req_valid_i && hit) || (state_q == StRsp);
-  assign rsp_key_o   = (state_q == StRsp) ? key_q : hit_key;
-  assign rsp_h_o     = (state_q == StRsp) ? h_q : hit_h;
+  assign rsp_key_o   = from_hit_q ? hit_key : key_q;
+  assign rsp_h_o     = from_hit_q ? hit_h : h_q;
 
   // cache insertion (MR key after its derivation, packet key after its H), unless a flush came
   // during the derivation (drop_q) or comes now
@@ -227,6 +235,9 @@ module rocesec_key_cache
       next_q  <= '0;
       drop_q  <= 1'b0;
       flush_q <= 1'b0;
+      hit_v_q    <= '0;
+      mr_hit_v_q <= '0;
+      from_hit_q <= 1'b0;
     end else begin
       flush_q <= flush_i;
       if (flush_i) begin
@@ -242,18 +253,29 @@ module rocesec_key_cache
       end
       unique case (state_q)
         StIdle: begin
+          if (req_valid_i) begin
+            // a new request: the last response's key material goes
+            hit_v_q    <= hit_v;
+            mr_hit_v_q <= mr_hit_v;
+            from_hit_q <= hit;
+            key_q      <= '0;
+            h_q        <= '0;
+          end
           if (req_valid_i && !hit) begin
             tag_q  <= req_tag_i;
             pkey_q <= req_pdkey_i;
             if (req_tag_i.typ == rocesec_pkg::KtNode && mr_hit) begin
-              mkey_q  <= mr_key;
-              state_q <= StKeyReq;
+              state_q <= StMrLoad;
             end else if (req_tag_i.typ == rocesec_pkg::KtNode) begin
               state_q <= StMrReq;
             end else begin
               state_q <= StKeyReq;
             end
           end
+        end
+        StMrLoad: begin
+          mkey_q  <= mr_key;
+          state_q <= StKeyReq;
         end
         StMrReq:  if (kdf_req_ready) state_q <= StMrWait;
         StMrWait: begin
@@ -277,11 +299,9 @@ module rocesec_key_cache
           end
         end
         StRsp: begin
-          // the requester takes key/h in this cycle; clear the key material
+          // the requester reads key_q/h_q from the next cycle; clear the parent keys
           pkey_q  <= '0;
           mkey_q  <= '0;
-          key_q   <= '0;
-          h_q     <= '0;
           state_q <= StIdle;
         end
         default: state_q <= StIdle;

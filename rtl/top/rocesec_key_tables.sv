@@ -15,8 +15,12 @@
 //   0x0400 + 0x20 j + 4w   PD key slot j: w0 = {valid[31], epoch[7:0]}, w2 = PD, w4..w7 = K_pd
 //                          bytes 0-15 (FIPS 197 byte order, byte 0 in the top bits)
 // next_epoch (RX only): epoch+1 is installed (model QpPolicy::next_epoch).
-// Lookups are combinational from the table registers: the first valid matching policy entry
-// (lowest index) else the default; the lowest-index matching PD slot.
+// Policy lookup: the first valid matching policy entry (lowest index) else the default. The
+// match of every entry is registered (pol_match_q): it is computed from pol_ld_*_i in the cycle
+// pol_load_i is high (the header entering stage D), else from pol_*_i (the header in D), and the
+// entry's fields are selected from the registers the cycle after. A register write to the
+// policy region makes the lookup stale for that cycle and the next (pol_stale_o): the caller
+// looks up again. PD slot lookup: combinational, the lowest-index matching PD slot.
 // pd_write_o pulses with every write into the PD slot region (the derived-key cache flushes).
 
 `resetall
@@ -36,9 +40,14 @@ module rocesec_key_tables
   input  wire logic [31:0]           reg_wdata_i,
   output logic                       pd_write_o,
 
-  // Policy lookup by (dest GID, dest QPN)
+  // Policy lookup by (dest GID, dest QPN): of the entering header (pol_load_i) or of the
+  // header held; the fields follow one cycle later
+  input  wire logic                  pol_load_i,
+  input  wire logic [127:0]          pol_ld_gid_i,
+  input  wire logic [23:0]           pol_ld_qpn_i,
   input  wire logic [127:0]          pol_gid_i,
   input  wire logic [23:0]           pol_qpn_i,
+  output logic                       pol_stale_o,
   output logic      [1:0]            pol_mode_o,
   output logic      [7:0]            pol_epoch_o,
   output logic                       pol_next_o,
@@ -80,7 +89,10 @@ module rocesec_key_tables
   // Tables: one register per entry (generate blocks), read through flat arrays.
   logic [PolW-1:0]        pol_flat [NumPolicies];
   logic [PdW-1:0]         pds_flat [NumPdSlots];
-  logic [NumPolicies-1:0] pol_match;
+  logic [NumPolicies-1:0] pol_match, pol_match_q;
+  logic [127:0]           m_gid;
+  logic [23:0]            m_qpn;
+  logic                   pol_write, pol_write_q;
   logic [NumPdSlots-1:0]  pd_match;
   policy_t                dflt_q;
   logic [2:0]             reg_w;
@@ -147,8 +159,26 @@ module rocesec_key_tables
       else         q <= d;
     end
     assign pol_flat[i]  = q;
-    assign pol_match[i] = q.valid && q.gid == pol_gid_i && q.qpn == pol_qpn_i;
+    assign pol_match[i] = q.valid && q.gid == m_gid && q.qpn == m_qpn;
   end
+
+  assign m_gid     = pol_load_i ? pol_ld_gid_i : pol_gid_i;
+  assign m_qpn     = pol_load_i ? pol_ld_qpn_i : pol_qpn_i;
+  assign pol_write = reg_we_i && reg_addr_i[15:10] == rocesec_pkg::RegDefaultBase[15:10];
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      pol_match_q <= '0;
+      pol_write_q <= 1'b0;
+    end else begin
+      pol_match_q <= pol_match;
+      pol_write_q <= pol_write;
+    end
+  end
+
+  // A write in this cycle changes the table next cycle; one in the cycle before changed it
+  // after pol_match_q was computed.
+  assign pol_stale_o = pol_write || pol_write_q;
 
   // (struct-typed variables at module level: Yosys has no member access on block locals)
   /* verilator lint_off UNUSEDSIGNAL */
@@ -160,7 +190,7 @@ module rocesec_key_tables
     pol_sel = dflt_q;
     hit     = 1'b0;
     for (int i = 0; i < NumPolicies; i++) begin
-      if (!hit && pol_match[i]) begin
+      if (!hit && pol_match_q[i]) begin
         pol_sel = pol_flat[i];
         hit     = 1'b1;
       end

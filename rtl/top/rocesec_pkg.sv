@@ -159,6 +159,16 @@ package rocesec_pkg;
     ipv4_csum = ~s[15:0];
   endfunction
 
+  // Address of the last byte a RETH / AtomicETH targets: va + max(len, 1) - 1, 65 bits (bit 64:
+  // the range wraps past 2^64, out of range). len = the RETH DMA length, 8 for an AtomicETH
+  // (has_reth low). Model: keys.rs range_in_node and smallest_level.
+  function automatic logic [64:0] last_addr(logic has_reth, logic [31:0] dma_len,
+                                            logic [63:0] va);
+    logic [31:0] len;
+    len       = has_reth ? dma_len : 32'd8;
+    last_addr = {1'b0, va} + {33'h0, (len == 32'd0) ? 32'd0 : len - 32'd1};
+  endfunction
+
   // Identity of a derived key (model/src/keys.rs KeyRef with its PD and epoch).
   typedef struct packed {
     logic [1:0]   typ;

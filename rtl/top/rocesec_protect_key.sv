@@ -105,8 +105,7 @@ module rocesec_protect_key
   localparam int unsigned StW = 49 + 1 + 32 + 6 + 64;
   localparam int unsigned QW  = $clog2(NumQps);
 
-  logic [NumQps-1:0]      qp_match;
-  logic [NumQps-1:0]      qp_free_v;
+  logic                   ld;  // a header enters stage D
 
   // Stage D1 results (registered; see "Stage D" below)
   logic          d1_ok_q;
@@ -140,8 +139,12 @@ module rocesec_protect_key
     .reg_addr_i  (reg_addr_i),
     .reg_wdata_i (reg_wdata_i),
     .pd_write_o  (pd_write),
+    .pol_load_i  (ld),
+    .pol_ld_gid_i(hdr_desc_i.dest_gid),
+    .pol_ld_qpn_i(hdr_desc_i.dest_qp),
     .pol_gid_i   (d_q.dest_gid),
     .pol_qpn_i   (d_q.dest_qp),
+    .pol_stale_o (pol_stale),
     .pol_mode_o  (pol_mode),
     .pol_epoch_o (pol_epoch),
     .pol_next_o  (unused_pol_next),
@@ -194,6 +197,7 @@ module rocesec_protect_key
   assign j_free      = (state_q == StIdle) || job_fire;
   assign dec_take    = d_valid_q && d1_ok_q && j_free;
   assign hdr_ready_o = !d_valid_q || dec_take;
+  assign ld          = hdr_valid_i && hdr_ready_o;
 
   // Decision of d_q (combinational; registered into stage J by dec_take)
   logic         dec_protect, dec_protect_q;
@@ -215,59 +219,52 @@ module rocesec_protect_key
   logic         dec_write_first;
 
   // Stage D1 (the cycle after d_q is loaded): the lookups that depend only on d_q and the
-  // tables, registered for D2. The QP identities and the policy table cannot change between
-  // D1 and D2 except by a register write to the policy region (then D1 runs again: d1_ok_q
-  // stays low for that cycle) — identities change only at a commit, which is D2 of the frame
+  // tables, registered for D2. The policy entry and the QP identity match are themselves
+  // registered as the header enters D (rocesec_key_tables, rocesec_qp_ident), so D1 selects
+  // and encodes. The QP identities and the policy table cannot change between D1 and D2
+  // except by a register write to the policy region (then D1 runs again: d1_ok_q stays low
+  // while pol_stale is high) — identities change only at a commit, which is D2 of the frame
   // before, and the QP state is read in D2.
-  logic          pol_write;
+  logic          pol_stale;
   logic          r_target, r_ovf;
   logic [5:0]    r_lvl;
   logic [63:0]   r_index;
   logic          r_free_found, r_found;
   logic [QW-1:0] r_free_idx, r_match_idx;
+  logic          qp_alloc;
 
-  assign pol_write = reg_we_i && reg_addr_i[15:10] == rocesec_pkg::RegDefaultBase[15:10];
-
-  always_comb begin
-    r_free_idx   = '0;
-    r_free_found = 1'b0;
-    for (int q = NumQps - 1; q >= 0; q--) begin
-      if (qp_free_v[q]) begin
-        r_free_idx   = q[QW-1:0];
-        r_free_found = 1'b1;
-      end
-    end
-    // (dest GID, dest QPN) is allocated only when not found, so at most one entry matches:
-    // its index is the OR of the matching indices
-    r_found     = |qp_match;
-    r_match_idx = '0;
-    for (int q = 0; q < NumQps; q++) begin
-      if (qp_match[q]) r_match_idx = r_match_idx | q[QW-1:0];
-    end
-  end
+  rocesec_qp_ident #(
+    .NumQps (NumQps)
+  ) u_ident (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .load_i       (ld),
+    .ld_gid_i     (hdr_desc_i.dest_gid),
+    .ld_qpn_i     (hdr_desc_i.dest_qp),
+    .alloc_i      (qp_alloc),
+    .alloc_idx_i  (dec_qp_idx),
+    .cur_gid_i    (d_q.dest_gid),
+    .cur_qpn_i    (d_q.dest_qp),
+    .found_o      (r_found),
+    .match_idx_o  (r_match_idx),
+    .free_found_o (r_free_found),
+    .free_idx_o   (r_free_idx)
+  );
 
   // Target range: smallest level whose node holds [va, va + max(len, 1)), in three steps so
   // that no cycle holds more than one of them: the last byte's address va + max(len, 1) - 1
   // as the header enters d_q (d_sum_q, a function of the descriptor alone), its level in D1
   // (highest bit where va and the last address differ), the node index va >> (12 + level)
   // in D2.
-  logic [64:0] ld_sum, d_sum_q;
-
-  always_comb begin
-    logic [31:0] tlen;
-    tlen   = hdr_desc_i.has_reth ? hdr_desc_i.dma_len : 32'd8;
-    ld_sum = {1'b0, hdr_desc_i.va} + {33'h0, (tlen == 32'd0) ? 32'd0 : tlen - 32'd1};
-  end
+  logic [64:0] d_sum_q;
 
   always_comb begin
     logic [63:0] diff;
-    logic [5:0]  msb;
     r_target = d_q.has_reth || d_q.has_atomic;
     r_ovf    = d_sum_q[64];
     diff     = d_q.va ^ d_sum_q[63:0];
-    msb      = 6'd0;
-    for (int b = 0; b < 64; b++) if (diff[b]) msb = 6'(b);
-    r_lvl    = (diff == 64'h0 || msb < 6'd12) ? 6'd0 : msb - 6'd11;  // <= 52
+    r_lvl    = 6'd0;  // level = highest differing bit - 11, 0 if none at or above bit 12 (<= 52)
+    for (int b = 12; b < 64; b++) if (diff[b]) r_lvl = 6'(b - 11);
   end
 
   // D2: node index of D1's level (level <= 52; a shift by 64 gives 0, the model's index)
@@ -289,8 +286,9 @@ module rocesec_protect_key
       p1_lvl_q        <= '0;
       d_sum_q         <= '0;
     end else begin
-      if (hdr_valid_i && hdr_ready_o) d_sum_q <= ld_sum;
-      d1_ok_q <= d_valid_q && !dec_take && !(hdr_valid_i && hdr_ready_o) && !pol_write;
+      if (ld) d_sum_q <= rocesec_pkg::last_addr(hdr_desc_i.has_reth, hdr_desc_i.dma_len,
+                                                hdr_desc_i.va);
+      d1_ok_q <= d_valid_q && !dec_take && !ld && !pol_stale;
       if (d_valid_q) begin
         p1_mode_q       <= pol_mode;
         p1_epoch_q      <= pol_epoch;
@@ -446,7 +444,7 @@ module rocesec_protect_key
   // Jobs  //
   ///////////
 
-  logic [127:0] key_q, h_q;
+  logic         key_ok_q;  // the cache answered this job's key request (kc_key/kc_h hold it)
   rocesec_pkg::job_t job;
 
   // The rewritten header is applied by the emit stage (rocesec_pkg::hdr_beat): lengths + 24,
@@ -457,8 +455,8 @@ module rocesec_protect_key
     job         = '0;
     job.protect = dec_protect_q;
     job.mode    = mode_q;
-    job.key     = key_q;
-    job.h       = h_q;
+    job.key     = key_ok_q ? kc_key : 128'h0;  // the cache holds them until its next request
+    job.h       = key_ok_q ? kc_h : 128'h0;
     job.iv      = {jd_q.dest_qp, salt_q, pn_q};
     job.sechdr  = {mode_q, level_q, epoch_q, pn_q};
     job.ip_len  = ipl;
@@ -556,11 +554,10 @@ module rocesec_protect_key
       level_q       <= '0;
       pdkey_q       <= '0;
       tag_q         <= '0;
-      key_q         <= '0;
-      h_q           <= '0;
+      key_ok_q      <= 1'b0;
     end else begin
       // stage D
-      if (hdr_valid_i && hdr_ready_o) begin
+      if (ld) begin
         d_q       <= hdr_desc_i;
         d_valid_q <= 1'b1;
       end else if (dec_take) begin
@@ -569,13 +566,11 @@ module rocesec_protect_key
       // stage J
       if (job_fire) begin
         // key material leaves with the job
-        key_q   <= '0;
-        h_q     <= '0;
-        pdkey_q <= '0;
+        key_ok_q <= 1'b0;
+        pdkey_q  <= '0;
         state_q <= StIdle;
       end else if (state_q == StKey && kc_rsp_valid) begin
-        key_q   <= kc_key;
-        h_q     <= kc_h;
+        key_ok_q <= 1'b1;
         state_q <= StJob;
       end
       if (dec_take) begin
@@ -605,6 +600,7 @@ module rocesec_protect_key
 
   always_comb begin
     qp_we          = dec_take && dec_protect;
+    qp_alloc       = qp_we && !dec_qp_found;
     qp_wdata       = sel_st;  // the matched entry, or a fresh one (no continuation)
     qp_wdata.next_pn = {1'b0, dec_pn[47:0]} + 49'd1;
     if (dec_write_first) begin
@@ -615,8 +611,8 @@ module rocesec_protect_key
     end
   end
 
-  // Identity (valid, dest GID, dest QPN): registers, written when an entry is allocated (the
-  // commit of a frame whose QP was not found) and compared in parallel. State: one RAM word per
+  // Identity (valid, dest GID, dest QPN): rocesec_qp_ident, written when an entry is allocated
+  // (the commit of a frame whose QP was not found, qp_alloc). State: one RAM word per
   // entry, written by every commit, read asynchronously at the matching index (an FPGA maps it
   // to distributed RAM, TRELLIS_DPR16X4 on the ECP5; no reset: an unallocated entry is never
   // read, a fresh one is written before its first read).
@@ -629,24 +625,6 @@ module rocesec_protect_key
     end
   end
 
-  for (genvar q = 0; q < NumQps; q++) begin : gen_qp
-    logic         valid_q;
-    logic [127:0] gid_q;
-    logic [23:0]  qpn_q;
-    always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) begin
-        valid_q <= 1'b0;
-        gid_q   <= '0;
-        qpn_q   <= '0;
-      end else if (qp_we && !dec_qp_found && dec_qp_idx == q[QW-1:0]) begin
-        valid_q <= 1'b1;
-        gid_q   <= d_q.dest_gid;
-        qpn_q   <= d_q.dest_qp;
-      end
-    end
-    assign qp_match[q]  = valid_q && gid_q == d_q.dest_gid && qpn_q == d_q.dest_qp;
-    assign qp_free_v[q] = !valid_q;
-  end
 
   logic unused_sig;
   assign unused_sig = ^{dec_pd, unused_pol_next, unused_vq_count, reg_addr_i[1:0]};

@@ -17,6 +17,7 @@ rocesec_pkg.sv
 ../aes/aes_cipher_iter.sv
 ../kdf/kdf_cmac.sv
 rocesec_key_tables.sv
+rocesec_qp_ident.sv
 rocesec_key_cache.sv
 rocesec_ctr.sv
 rocesec_ghash_feed.sv

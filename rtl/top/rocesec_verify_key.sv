@@ -118,8 +118,6 @@ module rocesec_verify_key
   localparam int unsigned StW = 48 + 64 + 1 + 32 + 6 + 64;
   localparam int unsigned QW  = $clog2(NumQps);
 
-  logic [NumQps-1:0] qp_match;
-  logic [NumQps-1:0] qp_free_v;
   logic [NumQps-1:0] qp_fresh_v;   // allocated, not yet committed: the RAM word reads as zero
   logic [7:0]        qp_epoch_v [NumQps];
   logic              qp_next_v  [NumQps];
@@ -146,6 +144,7 @@ module rocesec_verify_key
   /* verilator lint_on UNUSEDSIGNAL */
   logic                  fin_take;
   logic                  j_free, dec_take;
+  logic                  ld;        // a header enters stage D
 
   /////////////////////
   // Tables (shared) //
@@ -182,8 +181,12 @@ module rocesec_verify_key
     .reg_addr_i  (reg_addr_i),
     .reg_wdata_i (reg_wdata_i),
     .pd_write_o  (pd_write),
+    .pol_load_i  (ld),
+    .pol_ld_gid_i(hdr_desc_i.dest_gid),
+    .pol_ld_qpn_i(hdr_desc_i.dest_qp),
     .pol_gid_i   (d_q.dest_gid),
     .pol_qpn_i   (d_q.dest_qp),
+    .pol_stale_o (pol_stale),
     .pol_mode_o  (pol_mode),
     .pol_epoch_o (pol_epoch),
     .pol_next_o  (pol_next),
@@ -270,46 +273,40 @@ module rocesec_verify_key
   logic [RdW-1:0] rd_word [2];
   rxqp_t          sel_rd, cur_rd;
 
-  // Stage D1 (the cycle after d_q is loaded): what depends only on d_q and the tables. QP
-  // identities change only when D2 allocates (the frame before), the policy table only by a
-  // register write to its region (then D1 runs again: d1_ok_q stays low for that cycle); the
-  // QP state (epoch, replay window, WRITE key), which commits change, is read in D2.
-  logic          pol_write;
+  // Stage D1 (the cycle after d_q is loaded): what depends only on d_q and the tables. The
+  // policy entry and the QP identity match are registered as the header enters D
+  // (rocesec_key_tables, rocesec_qp_ident), so D1 selects and encodes. QP identities change
+  // only when D2 allocates (the frame before), the policy table only by a register write to
+  // its region (then D1 runs again: d1_ok_q stays low while pol_stale is high); the QP state
+  // (epoch, replay window, WRITE key), which commits change, is read in D2.
+  logic          pol_stale;
   logic          r_free_found, r_found, r_in_node;
   logic [QW-1:0] r_free_idx;
   logic [63:0]   r_index;
 
-  assign pol_write = reg_we_i && reg_addr_i[15:10] == rocesec_pkg::RegDefaultBase[15:10];
-
-  always_comb begin
-    r_free_idx   = '0;
-    r_free_found = 1'b0;
-    for (int q = NumQps - 1; q >= 0; q--) begin
-      if (qp_free_v[q]) begin
-        r_free_idx   = q[QW-1:0];
-        r_free_found = 1'b1;
-      end
-    end
-    // (dest GID, dest QPN) is allocated only when not found, so at most one entry matches:
-    // its index is the OR of the matching indices
-    r_found   = |qp_match;
-    match_idx = '0;
-    for (int q = 0; q < NumQps; q++) begin
-      if (qp_match[q]) match_idx = match_idx | q[QW-1:0];
-    end
-  end
+  rocesec_qp_ident #(
+    .NumQps (NumQps)
+  ) u_ident (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .load_i       (ld),
+    .ld_gid_i     (hdr_desc_i.dest_gid),
+    .ld_qpn_i     (hdr_desc_i.dest_qp),
+    .alloc_i      (alloc_we),
+    .alloc_idx_i  (sel_qp_idx),
+    .cur_gid_i    (d_q.dest_gid),
+    .cur_qpn_i    (d_q.dest_qp),
+    .found_o      (r_found),
+    .match_idx_o  (match_idx),
+    .free_found_o (r_free_found),
+    .free_idx_o   (r_free_idx)
+  );
 
   // Key scope: [va, va + max(len, 1)) inside node (level, va >> (12 + level)). The last
   // byte's address va + max(len, 1) - 1 is computed as the header enters d_q (d_sum_q, a
   // function of the descriptor alone); D1 checks that va and it agree above bit 12 + level
   // (no differing bit there: a mask, not two shifts and a compare) and shifts out the index.
-  logic [64:0] ld_sum, d_sum_q;
-
-  always_comb begin
-    logic [31:0] tlen;
-    tlen   = hdr_desc_i.has_reth ? hdr_desc_i.dma_len : 32'd8;
-    ld_sum = {1'b0, hdr_desc_i.va} + {33'h0, (tlen == 32'd0) ? 32'd0 : tlen - 32'd1};
-  end
+  logic [64:0] d_sum_q;
 
   always_comb begin
     logic [6:0]  sh;
@@ -337,8 +334,9 @@ module rocesec_verify_key
       p1_index_q      <= '0;
       d_sum_q         <= '0;
     end else begin
-      if (hdr_valid_i && hdr_ready_o) d_sum_q <= ld_sum;
-      d1_ok_q <= d_valid_q && !dec_take && !(hdr_valid_i && hdr_ready_o) && !pol_write;
+      if (ld) d_sum_q <= rocesec_pkg::last_addr(hdr_desc_i.has_reth, hdr_desc_i.dma_len,
+                                                hdr_desc_i.va);
+      d1_ok_q <= d_valid_q && !dec_take && !ld && !pol_stale;
       if (d_valid_q) begin
         p1_mode_q       <= pol_mode;
         p1_epoch_q      <= pol_epoch;
@@ -512,7 +510,7 @@ module rocesec_verify_key
 
   logic         kc_rsp_valid;
   logic [127:0] kc_key, kc_h;
-  logic [127:0] key_q, h_q;
+  logic         key_ok_q;  // the cache answered this job's key request (kc_key/kc_h hold it)
 
   rocesec_key_cache #(
     .NumCache (NumCache)
@@ -543,8 +541,8 @@ module rocesec_verify_key
     job         = '0;
     job.protect = process_q;
     job.mode    = jd_q.sec_mode;
-    job.key     = key_q;
-    job.h       = h_q;
+    job.key     = key_ok_q ? kc_key : 128'h0;  // the cache holds them until its next request
+    job.h       = key_ok_q ? kc_h : 128'h0;
     job.iv      = {jd_q.dest_qp, salt_q, jd_q.sec_pn};
     job.ip_len  = ipl;
     job.udp_len = jd_q.udp_len - 16'(rocesec_pkg::Overhead);
@@ -581,6 +579,7 @@ module rocesec_verify_key
   assign j_free      = (state_q == StIdle) || vq_push;
   assign dec_take    = d_valid_q && d1_ok_q && j_free && !conflict;
   assign hdr_ready_o = !d_valid_q || dec_take;
+  assign ld          = hdr_valid_i && hdr_ready_o;
 
   // Stage D and stage J
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -600,11 +599,10 @@ module rocesec_verify_key
       write_first_q <= 1'b0;
       promote_q     <= 1'b0;
       st_q          <= '0;
-      key_q         <= '0;
-      h_q           <= '0;
+      key_ok_q      <= 1'b0;
     end else begin
       // stage D
-      if (hdr_valid_i && hdr_ready_o) begin
+      if (ld) begin
         d_q       <= hdr_desc_i;
         d_valid_q <= 1'b1;
       end else if (dec_take) begin
@@ -612,13 +610,11 @@ module rocesec_verify_key
       end
       // stage J
       if (vq_push) begin
-        key_q   <= '0;
-        h_q     <= '0;
-        pdkey_q <= '0;
+        key_ok_q <= 1'b0;
+        pdkey_q  <= '0;
         state_q <= StIdle;
       end else if (state_q == StKey && kc_rsp_valid) begin
-        key_q   <= kc_key;
-        h_q     <= kc_h;
+        key_ok_q <= 1'b1;
         state_q <= StJob;
       end
       if (dec_take) begin
@@ -730,9 +726,9 @@ module rocesec_verify_key
     end
   end
 
-  // An entry's identity (valid, dest GID, dest QPN) is written by its allocation only; its
-  // state (epoch, next, replay window, continuation key) by the allocation (RxQp::new) and by
-  // every commit. Allocation and commit never address the same entry in one cycle (a free one,
+  // An entry's identity (valid, dest GID, dest QPN; rocesec_qp_ident) is written by its
+  // allocation only; its state (epoch, next, replay window, continuation key) by the
+  // allocation (RxQp::new) and by every commit. Allocation and commit never address the same entry in one cycle (a free one,
   // a valid one). The replay window and continuation key live in a RAM written by commits only
   // and read asynchronously at two indices (stage D's match, the verdict queue head's entry):
   // an FPGA maps it to distributed RAM (TRELLIS_DPR16X4 on the ECP5), one copy per read port.
@@ -746,24 +742,11 @@ module rocesec_verify_key
   end
 
   for (genvar q = 0; q < NumQps; q++) begin : gen_qp
-    logic         valid_q, next_q, fresh_q;
-    logic [127:0] gid_q;
-    logic [23:0]  qpn_q;
+    logic         next_q, fresh_q;
     logic [7:0]   epoch_q;
     logic         wr_commit, wr_alloc;
     assign wr_commit = qp_we && v_idx == q[QW-1:0];
     assign wr_alloc  = alloc_we && sel_qp_idx == q[QW-1:0];
-    always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) begin
-        valid_q <= 1'b0;
-        gid_q   <= '0;
-        qpn_q   <= '0;
-      end else if (wr_alloc) begin
-        valid_q <= 1'b1;
-        gid_q   <= d_q.dest_gid;
-        qpn_q   <= d_q.dest_qp;
-      end
-    end
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         epoch_q <= '0;
@@ -782,8 +765,6 @@ module rocesec_verify_key
     assign qp_epoch_v[q] = epoch_q;
     assign qp_next_v[q]  = next_q;
     assign qp_fresh_v[q] = fresh_q;
-    assign qp_match[q]   = valid_q && gid_q == d_q.dest_gid && qpn_q == d_q.dest_qp;
-    assign qp_free_v[q]  = !valid_q;
   end
 
   logic unused_sig;

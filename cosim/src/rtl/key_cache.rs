@@ -124,7 +124,8 @@ impl KeyCache {
 
     /// Present `tag` with parent key `pdkey` (K_pd, 16 bytes) and hold it until the response;
     /// `flush_i` is high in the cycles `flush_at` counts from the request's first cycle (0 = the
-    /// request cycle itself). The response cycle is a clock edge too (the requester takes it).
+    /// request cycle itself). The response cycle is a clock edge too; key and H are read after
+    /// it (`rsp_key_o`/`rsp_h_o` hold them from the cycle after `rsp_valid_o`).
     ///
     /// # Panics
     /// If no response comes within 2,000 cycles.
@@ -137,14 +138,15 @@ impl KeyCache {
                 .set_u64(self.flush, u64::from(flush_at.contains(&c)));
             self.sim.eval();
             if self.sim.get_u64(self.rsp_valid) != 0 {
-                let mut key = [0u8; 16];
-                let mut h = [0u8; 16];
-                self.sim.get_bytes(self.rsp_key, &mut key);
-                self.sim.get_bytes(self.rsp_h, &mut h);
+                // key and H hold from the cycle after rsp_valid_o until the next request
                 self.sim.tick();
                 self.sim.set_u64(self.req_valid, 0);
                 self.sim.set_u64(self.flush, 0);
                 self.sim.eval();
+                let mut key = [0u8; 16];
+                let mut h = [0u8; 16];
+                self.sim.get_bytes(self.rsp_key, &mut key);
+                self.sim.get_bytes(self.rsp_h, &mut h);
                 return KeyRsp {
                     key,
                     h,

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// rocesec_qp_ident: stage `key`, the identities of the QP state table shared by both key stages
+// (rocesec_protect_key: model/src/engine.rs Protector's TX QP map; rocesec_verify_key: the
+// Verifier's RX QP map). An entry is allocated by the frame that first needs it and is never
+// freed (a hardware limit: the table full gives the verdict unknown-key); its state lives in the
+// key stage.
+//
+// Data format
+// -----------
+// Identity of an entry: (dest GID 128 bits, dest QPN 24 bits), valid bit. Indices QW bits.
+// Timing (stage D of the key stages, docs/rtl/tops.md): the match of a header against every
+// entry is computed as the header enters stage D (load_i, from ld_*_i) and registered, so that
+// stage D1, the next cycle, only ORs the matching index and picks the lowest free entry. An
+// allocation in the cycle of the load (the frame before commits as this one enters) is not yet
+// in the table the load compared against; its one-hot index is registered with the result of
+// comparing the entering identity to the allocated one (cur_*_i), and D1 adds it. While the
+// header stays in D no allocation happens (an allocation is D2's commit of the frame in D), so
+// the registered match stays valid for D1 run again (after a policy write).
+// At most one entry matches (an identity is allocated only when not found): the matching
+// index is the OR of the matching indices.
+
+`resetall
+`default_nettype none
+
+module rocesec_qp_ident
+#(
+  parameter int unsigned NumQps = 16
+) (
+  input  wire logic              clk_i,
+  input  wire logic              rst_ni,
+
+  // Header entering stage D this cycle and its identity
+  input  wire logic              load_i,
+  input  wire logic [127:0]      ld_gid_i,
+  input  wire logic [23:0]       ld_qpn_i,
+
+  // Allocation of entry alloc_idx_i for the frame in stage D (identity cur_*_i)
+  input  wire logic              alloc_i,
+  input  wire logic [$clog2(NumQps)-1:0] alloc_idx_i,
+  input  wire logic [127:0]      cur_gid_i,
+  input  wire logic [23:0]       cur_qpn_i,
+
+  // Stage D1 lookups of the frame in D (combinational from registers)
+  output logic                   found_o,
+  output logic      [$clog2(NumQps)-1:0] match_idx_o,
+  output logic                   free_found_o,
+  output logic      [$clog2(NumQps)-1:0] free_idx_o
+);
+
+  localparam int unsigned QW = $clog2(NumQps);
+
+  logic [NumQps-1:0] valid_v;
+  logic [NumQps-1:0] ld_match;       // the entering identity vs the table (load cycle)
+  logic [NumQps-1:0] match_q;        // registered at load
+  logic [NumQps-1:0] alloc_hot_q;    // allocation of the cycle before (one-hot)
+  logic              same_q;         // entering identity == the identity allocated with it
+  logic [NumQps-1:0] match;          // D1: match of the frame in D against the current table
+
+  for (genvar q = 0; q < NumQps; q++) begin : gen_qp
+    logic         valid_q;
+    logic [127:0] gid_q;
+    logic [23:0]  qpn_q;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        valid_q <= 1'b0;
+        gid_q   <= '0;
+        qpn_q   <= '0;
+      end else if (alloc_i && alloc_idx_i == q[QW-1:0]) begin
+        valid_q <= 1'b1;
+        gid_q   <= cur_gid_i;
+        qpn_q   <= cur_qpn_i;
+      end
+    end
+    assign valid_v[q]  = valid_q;
+    assign ld_match[q] = valid_q && gid_q == ld_gid_i && qpn_q == ld_qpn_i;
+  end
+
+  assign match = match_q | (alloc_hot_q & {NumQps{same_q}});
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      match_q     <= '0;
+      alloc_hot_q <= '0;
+      same_q      <= 1'b0;
+    end else begin
+      alloc_hot_q <= '0;
+      if (alloc_i) alloc_hot_q[alloc_idx_i] <= 1'b1;
+      if (load_i) begin
+        match_q <= ld_match;
+        same_q  <= ld_gid_i == cur_gid_i && ld_qpn_i == cur_qpn_i;
+      end else begin
+        match_q <= match;  // fold in the allocation of the load cycle (once: none follow)
+      end
+    end
+  end
+
+  always_comb begin
+    free_idx_o   = '0;
+    free_found_o = 1'b0;
+    for (int q = NumQps - 1; q >= 0; q--) begin
+      if (!valid_v[q]) begin
+        free_idx_o   = q[QW-1:0];
+        free_found_o = 1'b1;
+      end
+    end
+    found_o     = |match;
+    match_idx_o = '0;
+    for (int q = 0; q < NumQps; q++) begin
+      if (match[q]) match_idx_o = match_idx_o | q[QW-1:0];
+    end
+  end
+
+endmodule
