@@ -261,9 +261,12 @@ module rocesec_key_cache
             key_q      <= '0;
             h_q        <= '0;
           end
+          // the tag and K_pd are taken whether the request hits or not, so the tag compare
+          // does not drive their 474 enables (it was the cache's critical path, session 12);
+          // K_pd is zeroed again in the next idle cycle without a request
+          tag_q  <= req_tag_i;
+          pkey_q <= req_valid_i ? req_pdkey_i : 128'h0;
           if (req_valid_i && !hit) begin
-            tag_q  <= req_tag_i;
-            pkey_q <= req_pdkey_i;
             if (req_tag_i.typ == rocesec_pkg::KtNode && mr_hit) begin
               state_q <= StMrLoad;
             end else if (req_tag_i.typ == rocesec_pkg::KtNode) begin
