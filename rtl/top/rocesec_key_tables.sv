@@ -19,8 +19,13 @@
 // match of every entry is registered (pol_match_q): it is computed from pol_ld_*_i in the cycle
 // pol_load_i is high (the header entering stage D), else from pol_*_i (the header in D), and the
 // entry's fields are selected from the registers the cycle after. A register write to the
-// policy region makes the lookup stale for that cycle and the next (pol_stale_o): the caller
-// looks up again. PD slot lookup: combinational, the lowest-index matching PD slot.
+// policy or PD slot region makes the lookups stale for that cycle and the next (pol_stale_o):
+// the caller looks up again.
+// PD slot lookup in two steps. With the policy (stage D1): pd_match_o, the slots whose PD equals
+// the selected policy's and whose epoch equals the policy's (EpochFromPolicy, TX) or pd_epoch_i
+// (RX: the packet's), from per-policy slot matches registered every cycle (so D1 holds no PD
+// compare). The caller registers pd_match_o and returns it as pd_sel_i (stage D2): pd_hit_o and
+// the key of the lowest-index selected slot.
 // pd_write_o pulses with every write into the PD slot region (the derived-key cache flushes).
 
 `resetall
@@ -29,7 +34,8 @@
 module rocesec_key_tables
 #(
   parameter int unsigned NumPolicies = 8,  // policy entries besides the default
-  parameter int unsigned NumPdSlots  = 4   // PD key slots
+  parameter int unsigned NumPdSlots  = 4,  // PD key slots
+  parameter bit          EpochFromPolicy = 1'b1  // slot epoch = the policy's (TX), else pd_epoch_i
 ) (
   input  wire logic                  clk_i,
   input  wire logic                  rst_ni,
@@ -54,9 +60,11 @@ module rocesec_key_tables
   output logic      [31:0]           pol_pd_o,
   output logic      [23:0]           pol_gen_o,
 
-  // PD key slot lookup by (PD, epoch)
-  input  wire logic [31:0]           pd_pd_i,
+  // PD key slot lookup by (PD, epoch): the slots matching the selected policy (with the
+  // policy lookup, from the registered match), then the key of the registered selection
   input  wire logic [7:0]            pd_epoch_i,
+  output logic      [NumPdSlots-1:0] pd_match_o,
+  input  wire logic [NumPdSlots-1:0] pd_sel_i,
   output logic                       pd_hit_o,
   output logic      [127:0]          pd_key_o
 );
@@ -93,7 +101,14 @@ module rocesec_key_tables
   logic [127:0]           m_gid;
   logic [23:0]            m_qpn;
   logic                   pol_write, pol_write_q;
-  logic [NumPdSlots-1:0]  pd_match;
+  // fields read across the tables: per policy (index NumPolicies = the default) and per slot
+  logic [31:0]            pol_pd_v  [NumPolicies+1];
+  logic [7:0]             pol_ep_v  [NumPolicies+1];
+  logic                   pds_val_v [NumPdSlots];
+  logic [31:0]            pds_pd_v  [NumPdSlots];
+  logic [7:0]             pds_ep_v  [NumPdSlots];
+  logic [NumPdSlots-1:0]  pdm_q     [NumPolicies+1];  // slot valid with the policy's PD
+  logic [NumPdSlots-1:0]  pem_q     [NumPolicies+1];  // slot epoch = the policy's epoch
   policy_t                dflt_q;
   logic [2:0]             reg_w;
 
@@ -159,12 +174,17 @@ module rocesec_key_tables
       else         q <= d;
     end
     assign pol_flat[i]  = q;
+    assign pol_pd_v[i]  = q.pd;
+    assign pol_ep_v[i]  = q.epoch;
     assign pol_match[i] = q.valid && q.gid == m_gid && q.qpn == m_qpn;
   end
 
   assign m_gid     = pol_load_i ? pol_ld_gid_i : pol_gid_i;
   assign m_qpn     = pol_load_i ? pol_ld_qpn_i : pol_qpn_i;
-  assign pol_write = reg_we_i && reg_addr_i[15:10] == rocesec_pkg::RegDefaultBase[15:10];
+  assign pol_pd_v[NumPolicies] = dflt_q.pd;
+  assign pol_ep_v[NumPolicies] = dflt_q.epoch;
+  // a write to the policy (0x0000-0x03FF) or PD slot (0x0400-0x07FF) region
+  assign pol_write = reg_we_i && reg_addr_i[15:11] == 5'h0;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -173,6 +193,24 @@ module rocesec_key_tables
     end else begin
       pol_match_q <= pol_match;
       pol_write_q <= pol_write;
+    end
+  end
+
+  // Slot matches of every policy, recomputed every cycle from the tables (a write is seen two
+  // cycles later: pol_stale_o covers it).
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      for (int i = 0; i <= NumPolicies; i++) begin
+        pdm_q[i] <= '0;
+        pem_q[i] <= '0;
+      end
+    end else begin
+      for (int i = 0; i <= NumPolicies; i++) begin
+        for (int j = 0; j < NumPdSlots; j++) begin
+          pdm_q[i][j] <= pds_val_v[j] && pds_pd_v[j] == pol_pd_v[i];
+          pem_q[i][j] <= pds_ep_v[j] == pol_ep_v[i];
+        end
+      end
     end
   end
 
@@ -185,15 +223,27 @@ module rocesec_key_tables
   policy_t pol_sel;  // read field by field
   /* verilator lint_on UNUSEDSIGNAL */
 
+  logic [NumPdSlots-1:0] sel_pdm, sel_pem;
+
   always_comb begin
     logic hit;
     pol_sel = dflt_q;
+    sel_pdm = pdm_q[NumPolicies];
+    sel_pem = pem_q[NumPolicies];
     hit     = 1'b0;
     for (int i = 0; i < NumPolicies; i++) begin
       if (!hit && pol_match_q[i]) begin
         pol_sel = pol_flat[i];
+        sel_pdm = pdm_q[i];
+        sel_pem = pem_q[i];
         hit     = 1'b1;
       end
+    end
+  end
+
+  always_comb begin
+    for (int j = 0; j < NumPdSlots; j++) begin
+      pd_match_o[j] = sel_pdm[j] && (EpochFromPolicy ? sel_pem[j] : pds_ep_v[j] == pd_epoch_i);
     end
   end
 
@@ -230,8 +280,10 @@ module rocesec_key_tables
       if (!rst_ni) q <= '0;
       else         q <= d;
     end
-    assign pds_flat[j] = q;
-    assign pd_match[j] = q.valid && q.pd == pd_pd_i && q.epoch == pd_epoch_i;
+    assign pds_flat[j]  = q;
+    assign pds_val_v[j] = q.valid;
+    assign pds_pd_v[j]  = q.pd;
+    assign pds_ep_v[j]  = q.epoch;
   end
 
   /* verilator lint_off UNUSEDSIGNAL */
@@ -241,16 +293,17 @@ module rocesec_key_tables
   always_comb begin
     pd_sel = '0;
     for (int j = NumPdSlots - 1; j >= 0; j--) begin
-      if (pd_match[j]) pd_sel = pds_flat[j];
+      if (pd_sel_i[j]) pd_sel = pds_flat[j];
     end
   end
 
-  assign pd_hit_o = |pd_match;
+  assign pd_hit_o = |pd_sel_i;
   assign pd_key_o = pd_sel.key;
 
   assign pd_write_o = reg_we_i && reg_addr_i[15:10] == rocesec_pkg::RegPdBase[15:10];
 
   logic unused_sig;
-  assign unused_sig = ^{reg_addr_i[1:0], dflt_q.valid, dflt_q.qpn, dflt_q.gid};
+  assign unused_sig = ^{reg_addr_i[1:0], dflt_q.valid, dflt_q.qpn, dflt_q.gid,
+                        EpochFromPolicy ? pd_epoch_i : 8'h0};
 
 endmodule

@@ -127,6 +127,7 @@ module rocesec_protect_key
   logic [23:0]  pol_gen;
   logic         pd_hit;
   logic [127:0] pd_key;
+  logic [NumPdSlots-1:0] pd_match, p1_pd_match_q;  // D1: PD slots of the policy (and epoch)
   logic         pd_write;
 
   rocesec_key_tables #(
@@ -150,8 +151,9 @@ module rocesec_protect_key
     .pol_next_o  (unused_pol_next),
     .pol_pd_o    (pol_pd),
     .pol_gen_o   (pol_gen),
-    .pd_pd_i     (p1_pd_q),
-    .pd_epoch_i  (p1_epoch_q),
+    .pd_epoch_i  (8'h0),
+    .pd_match_o  (pd_match),
+    .pd_sel_i    (p1_pd_match_q),
     .pd_hit_o    (pd_hit),
     .pd_key_o    (pd_key)
   );
@@ -276,6 +278,7 @@ module rocesec_protect_key
       p1_mode_q       <= '0;
       p1_epoch_q      <= '0;
       p1_pd_q         <= '0;
+      p1_pd_match_q   <= '0;
       p1_gen_q        <= '0;
       p1_found_q      <= 1'b0;
       p1_free_found_q <= 1'b0;
@@ -293,6 +296,7 @@ module rocesec_protect_key
         p1_mode_q       <= pol_mode;
         p1_epoch_q      <= pol_epoch;
         p1_pd_q         <= pol_pd;
+        p1_pd_match_q   <= pd_match;
         p1_gen_q        <= pol_gen;
         p1_found_q      <= r_found;
         p1_free_found_q <= r_free_found;

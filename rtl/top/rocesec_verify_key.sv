@@ -169,11 +169,13 @@ module rocesec_verify_key
   logic [63:0]   p1_index_q;
   logic         pd_hit;
   logic [127:0] pd_key;
+  logic [NumPdSlots-1:0] pd_match, p1_pd_match_q;  // D1: PD slots of the policy (and epoch)
   logic         pd_write;
 
   rocesec_key_tables #(
     .NumPolicies (NumPolicies),
-    .NumPdSlots  (NumPdSlots)
+    .NumPdSlots  (NumPdSlots),
+    .EpochFromPolicy (1'b0)
   ) u_tables (
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
@@ -192,8 +194,9 @@ module rocesec_verify_key
     .pol_next_o  (pol_next),
     .pol_pd_o    (pol_pd),
     .pol_gen_o   (pol_gen),
-    .pd_pd_i     (p1_pd_q),
     .pd_epoch_i  (d_q.sec_epoch),
+    .pd_match_o  (pd_match),
+    .pd_sel_i    (p1_pd_match_q),
     .pd_hit_o    (pd_hit),
     .pd_key_o    (pd_key)
   );
@@ -325,6 +328,7 @@ module rocesec_verify_key
       p1_epoch_q      <= '0;
       p1_next_q       <= 1'b0;
       p1_pd_q         <= '0;
+      p1_pd_match_q   <= '0;
       p1_gen_q        <= '0;
       p1_found_q      <= 1'b0;
       p1_free_found_q <= 1'b0;
@@ -342,6 +346,7 @@ module rocesec_verify_key
         p1_epoch_q      <= pol_epoch;
         p1_next_q       <= pol_next;
         p1_pd_q         <= pol_pd;
+        p1_pd_match_q   <= pd_match;
         p1_gen_q        <= pol_gen;
         p1_found_q      <= r_found;
         p1_free_found_q <= r_free_found;
