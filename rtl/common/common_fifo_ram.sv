@@ -56,6 +56,8 @@ module common_fifo_ram #(
   logic             d_ram_d;
   logic [Width-1:0] e2;
   logic [AW-1:0]    wptr_q, rptr_q, raddr;
+  logic [AW-1:0]    rp2_q, rp3_q;    // rptr_q + 2, rptr_q + 3: the RAM read address after a
+                                     // no-pop or a pop edge (no adder behind rready_i)
   logic [AW:0]      count_q;
   logic             wfire, rfire;
 
@@ -70,7 +72,7 @@ module common_fifo_ram #(
   // New entries k = 0, 1, 2 are the old entries k + rfire; old entry count_q is the word
   // written in this edge.
   always_comb begin
-    logic [AW:0] j;
+    logic gt, eq;  // old entry 2 + rfire is in the RAM / is the word written now
     r0_d    = r0_q;
     r1_d    = r1_q;
     d_d     = d_q;
@@ -84,11 +86,12 @@ module common_fifo_ram #(
       if (count_q >= (AW+1)'(3))            r1_d = e2;
       else if (count_q == (AW+1)'(2) && wfire) r1_d = wdata_i;
     end
-    j     = (AW+1)'(2) + (AW+1)'(rfire);
-    raddr = rptr_q + AW'(j);
-    if (j < count_q) begin
+    raddr = rfire ? rp3_q : rp2_q;
+    gt    = rfire ? (count_q > (AW+1)'(3)) : (count_q > (AW+1)'(2));
+    eq    = rfire ? (count_q == (AW+1)'(3)) : (count_q == (AW+1)'(2));
+    if (gt) begin
       d_ram_d = 1'b1;
-    end else if (j == count_q && wfire) begin
+    end else if (eq && wfire) begin
       d_d     = wdata_i;
       d_ram_d = 1'b0;
     end
@@ -98,11 +101,17 @@ module common_fifo_ram #(
     if (!rst_ni) begin
       wptr_q  <= '0;
       rptr_q  <= '0;
+      rp2_q   <= AW'(2);
+      rp3_q   <= AW'(3);
       count_q <= '0;
       d_ram_q <= 1'b0;
     end else begin
       if (wfire) wptr_q <= wptr_q + 1'b1;
-      if (rfire) rptr_q <= rptr_q + 1'b1;
+      if (rfire) begin
+        rptr_q <= rptr_q + 1'b1;
+        rp2_q  <= rp3_q;
+        rp3_q  <= rp3_q + 1'b1;
+      end
       count_q <= count_q + (AW+1)'(wfire) - (AW+1)'(rfire);
       d_ram_q <= d_ram_d;
     end

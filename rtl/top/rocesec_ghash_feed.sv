@@ -92,6 +92,8 @@ module rocesec_ghash_feed
 
   logic [1:0]       phase_q, phase_d;
   logic [16:0]      gp_q, gp_d;        // next GHASH byte (frame offset)
+  logic [16:0]      g16_q, g32_q;      // gp_q + 16, gp_q + 32
+  logic [16:0]      base16_q;          // 16(s_k_q + 1): end of the registered beat
   logic             first_q;           // next block is X_1
   logic [127:0]     prev_q;            // beat k-1, masked
 
@@ -108,29 +110,32 @@ module rocesec_ghash_feed
 
   assign cur_slot_o = s_slot_q;
 
-  // Invariant-field mask of the registered beat (docs/wire-format.md §4, Annex A17.8): the
-  // field offsets relative to the beat (d = offset − 16k, signed) are computed once and decoded
-  // per lane (rocesec_pkg::lane_at), as in roce_parse_icrc.
+  // Invariant-field mask of the registered beat (docs/wire-format.md §4, Annex A17.8): beat k
+  // starts at 16k, so a field byte at frame offset y is in it iff y[16:4] == k, in lane y[3:0]
+  // (an equality, no subtraction; as in roce_parse_icrc). The header offsets are < 256, so
+  // only beats k < 16 hold any.
   logic [127:0] masked;
 
+  function automatic logic [15:0] at16(logic [8:0] y, logic [11:0] k);
+    at16 = '0;
+    if ({8'h0, y[8:4]} == {1'b0, k}) at16[y[3:0]] = 1'b1;
+  endfunction
+
   always_comb begin
-    logic [16:0] base;
-    logic [17:0] d_ip, d_udp, d_bth;
+    logic [8:0]  ip, udp, bth;
     logic [15:0] ff, nib;
-    base  = {1'b0, s_k_q, 4'h0};
-    d_ip  = rocesec_pkg::lane_rel({9'h0, cur_ip_off_i}, base);
-    d_udp = rocesec_pkg::lane_rel({9'h0, cur_udp_off_i}, base);
-    d_bth = rocesec_pkg::lane_rel({9'h0, cur_bth_off_i}, base);
-    ff    = 16'(rocesec_pkg::lane_at(d_udp + 18'd6)) | 16'(rocesec_pkg::lane_at(d_udp + 18'd7)) |
-            16'(rocesec_pkg::lane_at(d_bth + 18'd4));
+    ip    = {1'b0, cur_ip_off_i};
+    udp   = {1'b0, cur_udp_off_i};
+    bth   = {1'b0, cur_bth_off_i};
+    ff    = at16(udp + 9'd6, s_k_q) | at16(udp + 9'd7, s_k_q) | at16(bth + 9'd4, s_k_q);
     nib   = '0;
     if (cur_ipv6_i) begin
-      nib = 16'(rocesec_pkg::lane_at(d_ip));
-      ff  = ff | 16'(rocesec_pkg::lane_at(d_ip + 18'd1)) | 16'(rocesec_pkg::lane_at(d_ip + 18'd2)) |
-            16'(rocesec_pkg::lane_at(d_ip + 18'd3)) | 16'(rocesec_pkg::lane_at(d_ip + 18'd7));
+      nib = at16(ip, s_k_q);
+      ff  = ff | at16(ip + 9'd1, s_k_q) | at16(ip + 9'd2, s_k_q) | at16(ip + 9'd3, s_k_q) |
+            at16(ip + 9'd7, s_k_q);
     end else begin
-      ff  = ff | 16'(rocesec_pkg::lane_at(d_ip + 18'd1)) | 16'(rocesec_pkg::lane_at(d_ip + 18'd8)) |
-            16'(rocesec_pkg::lane_at(d_ip + 18'd10)) | 16'(rocesec_pkg::lane_at(d_ip + 18'd11));
+      ff  = ff | at16(ip + 9'd1, s_k_q) | at16(ip + 9'd8, s_k_q) | at16(ip + 9'd10, s_k_q) |
+            at16(ip + 9'd11, s_k_q);
     end
     for (int i = 0; i < 16; i++) begin
       masked[8*i +: 8] = s_data_q[8*i +: 8] | (ff[i] ? 8'hFF : 8'h00) | (nib[i] ? 8'h0F : 8'h00);
@@ -141,30 +146,64 @@ module rocesec_ghash_feed
   // Feed  //
   ///////////
 
+  // Control. Every comparison below is one carry chain between registers (gp_q, g16_q = gp_q +
+  // 16, g32_q = gp_q + 32, base16_q = 16(k + 1)) and the frame's offsets, all in parallel;
+  // session 12 replaced five chained additions and comparisons (gp + 16 against the range end,
+  // then the next block's end against the beat's end), the deepest path of the protect emit
+  // (31.0 MHz alone). With the range end re (AAD: C start, or C end for packet-auth; C: C end)
+  // and the beat's bytes [16k, 16k + 16):
+  //   a block [gp, gp + 16) ∩ [gp, re) ends in this beat  iff  min(gp + 16, re) <= 16k + 16
+  //   it is the range's last                              iff  gp + 16 >= re
+  //   another block ends in this beat after it            iff  the same test for the next gp
+  // where gp + 16 <= 16k + 16 is gp <= 16k, and gp + 32 <= 16k + 16 is gp + 16 <= 16k.
+  logic feed;       // a data block is fed (gp advances)
+  logic to_c;       // the AAD range ended: ciphertext next (gp = C start)
+
   always_comb begin
     logic [255:0] w;          // {cur, prev}: byte j = frame offset 16(k-1) + j
     logic [16:0]  base;       // 16(k-1)
-    logic [16:0]  re;         // range end
-    logic [16:0]  bend;
-    logic [16:0]  re_d, bend_d;
+    logic [16:0]  basek;      // 16k
     /* verilator lint_off UNUSEDSIGNAL */
     logic [16:0]  shift;      // < 32 by construction
+    logic [17:0]  dce;        // C end - C start (signed)
     /* verilator lint_on UNUSEDSIGNAL */
+    logic [16:0]  re;         // range end
     logic [16:0]  pstart, eend, ipst;
     logic [127:0] blk;
     logic [63:0]  la, lc;
-    logic         aead, pauth;
+    logic         aead, pauth, re_is_p;
+    logic         g16_lt_p, g16_lt_e, g32_lt_p, g32_lt_e, p_le_b, e_le_b;
+    logic         c1, c2, c3, ends, fin, more;
 
-    w      = {masked, prev_q};
-    base   = {1'b0, s_k_q, 4'h0} - 17'd16;
-    ipst   = {9'h0, cur_ip_off_i};
-    pstart = cur_cstart_i;
-    eend   = cur_cend_i;
-    aead   = (cur_mode_i == rocesec_pkg::ModeAead);
-    pauth  = (cur_mode_i == rocesec_pkg::ModePacketAuth);
-    re     = (phase_q == PhAad) ? (pauth ? eend : pstart) : eend;
-    bend   = (gp_q + 17'd16 < re) ? gp_q + 17'd16 : re;
-    shift  = gp_q - base;
+    w       = {masked, prev_q};
+    basek   = {1'b0, s_k_q, 4'h0};
+    base    = basek - 17'd16;
+    ipst    = {9'h0, cur_ip_off_i};
+    pstart  = cur_cstart_i;
+    eend    = cur_cend_i;
+    aead    = (cur_mode_i == rocesec_pkg::ModeAead);
+    pauth   = (cur_mode_i == rocesec_pkg::ModePacketAuth);
+    re_is_p = (phase_q == PhAad) && !pauth;
+    re      = re_is_p ? pstart : eend;
+    shift   = gp_q - base;
+
+    // comparisons (parallel)
+    g16_lt_p = g16_q < pstart;
+    g16_lt_e = g16_q < eend;
+    g32_lt_p = g32_q < pstart;
+    g32_lt_e = g32_q < eend;
+    p_le_b   = pstart <= base16_q;
+    e_le_b   = eend <= base16_q;
+    dce      = {1'b0, eend} - {1'b0, pstart};
+    c1       = re_is_p ? g16_lt_p : g16_lt_e;                     // gp + 16 < re
+    c2       = re_is_p ? g32_lt_p : g32_lt_e;                     // gp + 32 < re
+    c3       = !dce[17] && dce > 18'd16;                          // C start + 16 < C end
+    ends     = c1 ? (gp_q <= basek) : (re_is_p ? p_le_b : e_le_b);
+    fin      = !c1;
+    to_c     = fin && phase_q == PhAad && aead && eend != pstart;
+    if (to_c)     more = c3 ? (pstart <= basek) : e_le_b;           // C's first block ends here
+    else if (fin) more = 1'b0;                                      // done: nothing more
+    else          more = c2 ? (g16_q <= basek) : (re_is_p ? p_le_b : e_le_b);
 
     blk = '0;
     for (int i = 0; i < 16; i++) begin
@@ -176,6 +215,7 @@ module rocesec_ghash_feed
 
     len_blk  = {la, lc};
     len_set  = 1'b0;
+    feed     = 1'b0;
     gh_valid = 1'b0;
     gh_first = first_q;
     gh_last  = 1'b0;
@@ -184,8 +224,6 @@ module rocesec_ghash_feed
     phase_d  = phase_q;
     gp_d     = gp_q;
     s_pass   = 1'b0;
-    re_d     = re;
-    bend_d   = bend;
     if (len_pend_q) begin
       // the previous frame's length block goes first
       gh_valid = 1'b1;
@@ -195,26 +233,18 @@ module rocesec_ghash_feed
       gh_tag   = len_slot_q;
     end
     if (s_valid_q) begin
-      if ((phase_q == PhAad || phase_q == PhC) && bend <= {1'b0, s_k_q, 4'h0} + 17'd16) begin
+      if ((phase_q == PhAad || phase_q == PhC) && ends) begin
         // a data block ends in this beat: fed unless the length block takes the cycle
         if (!len_pend_q) begin
           gh_valid = 1'b1;
-          gp_d     = gp_q + 17'd16;
-          if (gp_q + 17'd16 >= re) begin
-            if (phase_q == PhAad && aead && eend != pstart) begin
-              phase_d = PhC;
-              gp_d    = pstart;
-            end else begin
-              phase_d = PhDone;
-              len_set = 1'b1;
-            end
+          feed     = 1'b1;
+          gp_d     = to_c ? pstart : g16_q;
+          if (fin) begin
+            phase_d = to_c ? PhC : PhDone;
+            len_set = !to_c;
           end
           // the beat may leave with this block unless another block also ends in it
-          re_d   = (phase_d == PhAad) ? re : eend;
-          bend_d = (gp_d + 17'd16 < re_d) ? gp_d + 17'd16 : re_d;
-          s_pass = out_ready_i && (phase_d == PhDone ||
-                   ((phase_d == PhAad || phase_d == PhC) &&
-                    bend_d > {1'b0, s_k_q, 4'h0} + 17'd16));
+          s_pass = out_ready_i && !more;
         end
       end else begin
         s_pass = out_ready_i;
@@ -230,6 +260,8 @@ module rocesec_ghash_feed
       s_valid_q <= 1'b0;
       phase_q   <= PhDone;
       gp_q      <= '0;
+      g16_q     <= 17'd16;
+      g32_q     <= 17'd32;
       first_q   <= 1'b0;
       prev_q    <= '0;
       len_pend_q <= 1'b0;
@@ -238,12 +270,18 @@ module rocesec_ghash_feed
       if (s_ready) s_valid_q <= in_valid_i;
       phase_q <= phase_d;
       gp_q    <= gp_d;
+      if (feed) begin
+        g16_q <= to_c ? cur_cstart_i + 17'd16 : g32_q;
+        g32_q <= to_c ? cur_cstart_i + 17'd32 : g32_q + 17'd16;
+      end
       if (gh_valid && !len_pend_q) first_q <= 1'b0;
       if (s_pass) prev_q <= masked;
       if (s_ready && in_valid_i && in_k_i == 12'd0) begin
         // first beat of a frame: start its GHASH
         phase_q <= in_active_i ? PhAad : PhDone;
         gp_q    <= {9'h0, in_ip_off_i};
+        g16_q   <= {9'h0, in_ip_off_i} + 17'd16;
+        g32_q   <= {9'h0, in_ip_off_i} + 17'd32;
         first_q <= 1'b1;
       end
     end
@@ -260,6 +298,7 @@ module rocesec_ghash_feed
       s_last_q <= in_last_i;
       s_slot_q <= in_slot_i;
       s_k_q    <= in_k_i;
+      base16_q <= {1'b0, in_k_i, 4'h0} + 17'd16;
     end
   end
 
