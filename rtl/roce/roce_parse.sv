@@ -140,10 +140,16 @@ module roce_parse
   assign s_axis_tready_o = 1'b1;
   assign fire            = s_axis_tvalid_i;
 
-  always_comb begin
-    beat_len = 8'd0;
-    for (int i = 0; i < BeatBytes; i++) beat_len = beat_len + {7'h0, s_axis_tkeep_i[i]};
-  end
+  // Bytes of the beat: a balanced adder tree over the tkeep bits (a loop of additions would
+  // be one chain of BeatBytes carry chains).
+  function automatic logic [7:0] popcount(logic [16*LANES-1:0] k);
+    logic [7:0] v [2*16*LANES];
+    for (int i = 0; i < 16 * LANES; i++) v[16 * LANES + i] = {7'h0, k[i]};
+    for (int i = 16 * LANES - 1; i >= 1; i--) v[i] = v[2*i] + v[2*i + 1];
+    popcount = v[1];
+  endfunction
+
+  assign beat_len = popcount(s_axis_tkeep_i);
 
   always_comb begin
     logic [16:0] sum;
@@ -275,6 +281,10 @@ module roce_parse
 
   l2_t                      x_l2;
   roce_parse_pkg::op_info_t x_op;
+  // IPv4 header words and which of them the header sum takes (not total length, checksum, nor
+  // words past IHL; none for IPv6): summed in the e1 cycle, where the descriptor waits anyway
+  logic [15:0]              x_ipw   [30];
+  logic [29:0]              x_ipsel;
 
   always_comb begin
     logic [8*ViewBytes-1:0] l3;
@@ -299,7 +309,6 @@ module roce_parse
     logic [7:0]             bth1;
     logic [7:0]             bth8;
     logic [7:0]             sec0;
-    logic [20:0]            ipsum;
 
     ext     = '0;
     done    = 1'b0;
@@ -379,15 +388,11 @@ module roce_parse
     ext.ip_hdr_len = hl[7:0];
     ext.ip_end     = ip_end[15:0];
     ext.ip_len     = ext.ipv6 ? vbe16(l3, 4) : vbe16(l3, 2);
-    ext.ip_sum     = 16'h0;
-    // 28 words at most (30 minus total length and checksum): < 2^21, so 21-bit sums suffice
-    ipsum          = 21'h0;
+    ext.ip_sum     = 16'h0;  // in the next cycle (e1), from x_ipw / x_ipsel
     for (int j = 0; j < 30; j++) begin
-      if (j != 1 && j != 5 && 17'(2 * j) < hl) ipsum = ipsum + {5'h0, vbe16(l3, 32'(2 * j))};
+      x_ipw[j]   = vbe16(l3, 32'(2 * j));
+      x_ipsel[j] = !ext.ipv6 && j != 1 && j != 5 && 17'(2 * j) < hl;
     end
-    ipsum = {5'h0, ipsum[15:0]} + {16'h0, ipsum[20:16]};
-    ipsum = {5'h0, ipsum[15:0]} + {16'h0, ipsum[20:16]};
-    if (!ext.ipv6) ext.ip_sum = ipsum[15:0];
     // dest_gid: GID byte 0 (first address byte on the wire) in bits [127:120].
     for (int i = 0; i < 16; i++) begin
       if (ext.ipv6)   ext.dest_gid[127 - 8*i -: 8] = vb(l3, 24 + i);
@@ -510,6 +515,20 @@ module roce_parse
   logic                  e1_hdr_q;
   logic                  e1_eof_q;
   roce_parse_pkg::roce_desc_t            e1_desc_q;
+  logic [15:0]                           e1_ipw_q [30];
+  logic [29:0]                           e1_ipsel_q;
+
+  // RFC 1071 sum of the selected words (28 at most: < 2^21) as a balanced tree of additions,
+  // then two end-around carry folds.
+  function automatic logic [15:0] ip_words_sum(logic [29:0] sel, logic [15:0] w [30]);
+    logic [20:0] v [64];
+    logic [20:0] t;
+    for (int i = 0; i < 32; i++) v[32 + i] = (i < 30 && sel[i]) ? {5'h0, w[i]} : 21'h0;
+    for (int i = 31; i >= 1; i--) v[i] = v[2*i] + v[2*i + 1];
+    t = {5'h0, v[1][15:0]} + {16'h0, v[1][20:16]};
+    t = {5'h0, t[15:0]} + {16'h0, t[20:16]};
+    ip_words_sum = t[15:0];
+  endfunction
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -531,13 +550,16 @@ module roce_parse
 
   always_comb begin
     desc_d         = e1_desc_q;
+    desc_d.ip_sum  = ip_words_sum(e1_ipsel_q, e1_ipw_q);
     desc_d.icrc    = icrc;
     desc_d.icrc_ok = e1_eof_q && (icrc == icrc_stored);
   end
 
   always_ff @(posedge clk_i) begin
     if (ev_valid_q) begin
-      e1_desc_q <= ext;
+      e1_desc_q  <= ext;
+      e1_ipw_q   <= x_ipw;
+      e1_ipsel_q <= x_ipsel;
     end
     if (e1_valid_q) begin
       desc_o <= desc_d;
