@@ -283,7 +283,7 @@ module roce_parse
   roce_parse_pkg::op_info_t x_op;
   // IPv4 header words and which of them the header sum takes (not total length, checksum, nor
   // words past IHL; none for IPv6): summed in the e1 cycle, where the descriptor waits anyway
-  logic [15:0]              x_ipw   [30];
+  logic [30*16-1:0]         x_ipw;   // word j in bits [16j+15:16j]
   logic [29:0]              x_ipsel;
 
   always_comb begin
@@ -390,7 +390,7 @@ module roce_parse
     ext.ip_len     = ext.ipv6 ? vbe16(l3, 4) : vbe16(l3, 2);
     ext.ip_sum     = 16'h0;  // in the next cycle (e1), from x_ipw / x_ipsel
     for (int j = 0; j < 30; j++) begin
-      x_ipw[j]   = vbe16(l3, 32'(2 * j));
+      x_ipw[16*j +: 16] = vbe16(l3, 32'(2 * j));
       x_ipsel[j] = !ext.ipv6 && j != 1 && j != 5 && 17'(2 * j) < hl;
     end
     // dest_gid: GID byte 0 (first address byte on the wire) in bits [127:120].
@@ -515,15 +515,16 @@ module roce_parse
   logic                  e1_hdr_q;
   logic                  e1_eof_q;
   roce_parse_pkg::roce_desc_t            e1_desc_q;
-  logic [15:0]                           e1_ipw_q [30];
+  logic [30*16-1:0]                      e1_ipw_q;
   logic [29:0]                           e1_ipsel_q;
 
   // RFC 1071 sum of the selected words (28 at most: < 2^21) as a balanced tree of additions,
   // then two end-around carry folds.
-  function automatic logic [15:0] ip_words_sum(logic [29:0] sel, logic [15:0] w [30]);
+  function automatic logic [15:0] ip_words_sum(logic [29:0] sel, logic [30*16-1:0] w);
     logic [20:0] v [64];
     logic [20:0] t;
-    for (int i = 0; i < 32; i++) v[32 + i] = (i < 30 && sel[i]) ? {5'h0, w[i]} : 21'h0;
+    v[0] = 21'h0;
+    for (int i = 0; i < 32; i++) v[32 + i] = (i < 30 && sel[i]) ? {5'h0, w[16*i +: 16]} : 21'h0;
     for (int i = 31; i >= 1; i--) v[i] = v[2*i] + v[2*i + 1];
     t = {5'h0, v[1][15:0]} + {16'h0, v[1][20:16]};
     t = {5'h0, t[15:0]} + {16'h0, t[20:16]};
