@@ -90,6 +90,7 @@ module kdf_cmac #(
   logic [127:0]      k1_q, k2_q;
   logic [KeyLen-1:0] cache_key_q;
   logic              cache_valid_q;
+  logic              cache_hit;      // the subkeys are those of key_q (compared in StSubkey)
 
   logic              aes_start, aes_busy, aes_done;
   logic [127:0]      aes_in, aes_out;
@@ -162,8 +163,10 @@ module kdf_cmac #(
   /////////////
 
   assign req_ready_o = (state_q == StIdle);
+  // Registered key against registered key: the request's key mux (req_key_i) only loads key_q.
+  assign cache_hit   = cache_valid_q && (cache_key_q == key_q);
   assign aes_start   = (state_q == StBlock) ||
-                       (state_q == StSubkey && !aes_busy && !aes_done && !cache_valid_q);
+                       (state_q == StSubkey && !aes_busy && !aes_done && !cache_hit);
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -203,14 +206,13 @@ module kdf_cmac #(
             if (req_enc_i) begin
               state_q <= StBlock;  // no subkeys; the cache stays valid for its key
             end else begin
-              if (!(cache_valid_q && cache_key_q == req_key_i)) cache_valid_q <= 1'b0;
               state_q <= StSubkey;
             end
           end
         end
         StSubkey: begin
           // Cached subkeys for this key: go straight to the message.
-          if (cache_valid_q) begin
+          if (cache_hit) begin
             state_q <= StBlock;
           end else if (aes_done) begin
             k1_q          <= kdf_pkg::kdf_dbl(aes_out);

@@ -191,6 +191,20 @@ module roce_parse
 
   // Layout from the bytes seen so far. Every byte it affects comes after the bytes it depends
   // on (or in the same beat), so it is exact where it matters (see roce_parse_icrc).
+  //
+  // The UDP, BTH and ICRC offsets depend on bytes up to DepByte (the Ethernet type and tags,
+  // the IP version/IHL byte and the IP length field: ip_off + 5 <= 27) and mark only bytes from
+  // UseByte on (UDP checksum: udp_off + 6 >= 14 + 20 + 6; BTH byte 4 and the ICRC later still).
+  // When those are always in different beats (RegLayout: LANES <= 2), the three offsets are
+  // computed after each beat from the window and registered, so beat k uses the bytes of beats
+  // 0 .. k-1 (no path from tdata through the length arithmetic into the lane masks); until
+  // the beat that completes byte DepByte they hold LayoutFar (marks nothing that early).
+  // Otherwise (LANES = 4: one 64-byte beat can hold both) they are taken from the current beat.
+  localparam int unsigned DepByte   = 27;
+  localparam int unsigned UseByte   = 40;
+  localparam int unsigned DepBeat   = DepByte / BeatBytes;
+  localparam bit          RegLayout = (DepByte / BeatBytes) < (UseByte / BeatBytes);
+
   logic        c_ipv6;
   logic [7:0]  c_ip_off;
   logic [7:0]  c_udp_off;
@@ -199,6 +213,9 @@ module roce_parse
 
   l2_t        c_l2;
   logic [7:0] c_vihl;
+  logic [7:0]  c_udp_off_d;
+  logic [7:0]  c_bth_off_d;
+  logic [15:0] c_icrc_off_d;
 
   always_comb begin
     logic [8*ViewBytes-1:0] l3;
@@ -210,14 +227,46 @@ module roce_parse
     c_ipv6    = (c_l2.ethertype == roce_parse_pkg::EtherTypeIpv6);
     c_ip_off  = c_l2.ip_off;
     hl        = c_ipv6 ? 8'd40 : {2'b00, c_vihl[3:0], 2'b00};
-    c_udp_off = c_ip_off + hl;
-    c_bth_off = c_udp_off + 8'd8;
+    c_udp_off_d = c_ip_off + hl;
+    c_bth_off_d = c_udp_off_d + 8'd8;
     ip_end    = {9'h0, c_ip_off} +
                 (c_ipv6 ? {1'b0, vbe16(l3, 4)} + 17'd40 : {1'b0, vbe16(l3, 2)});
     // A parseable packet ends at least 44 bytes after ip_off; clamping keeps stale bytes of
     // not-yet-received length fields from cutting the CRC short.
-    if (ip_end < {9'h0, c_ip_off} + 17'd44) c_icrc_off = {8'h0, c_ip_off} + 16'd40;
-    else                                    c_icrc_off = 16'(ip_end - 17'd4);
+    if (ip_end < {9'h0, c_ip_off} + 17'd44) c_icrc_off_d = {8'h0, c_ip_off} + 16'd40;
+    else                                    c_icrc_off_d = 16'(ip_end - 17'd4);
+  end
+
+  if (RegLayout) begin : gen_lay_q
+    localparam logic [7:0]  FarOff  = 8'hFF;     // udp/bth: +6, +7, +4 land past DepByte's beat
+    localparam logic [15:0] FarIcrc = 16'hFFFF;
+    logic [7:0]  lay_udp_q;
+    logic [7:0]  lay_bth_q;
+    logic [15:0] lay_icrc_q;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        lay_udp_q  <= FarOff;
+        lay_bth_q  <= FarOff;
+        lay_icrc_q <= FarIcrc;
+      end else if (fire) begin
+        if (s_axis_tlast_i) begin
+          lay_udp_q  <= FarOff;
+          lay_bth_q  <= FarOff;
+          lay_icrc_q <= FarIcrc;
+        end else if (beat_idx_q >= 16'(DepBeat)) begin
+          lay_udp_q  <= c_udp_off_d;
+          lay_bth_q  <= c_bth_off_d;
+          lay_icrc_q <= c_icrc_off_d;
+        end
+      end
+    end
+    assign c_udp_off  = lay_udp_q;
+    assign c_bth_off  = lay_bth_q;
+    assign c_icrc_off = lay_icrc_q;
+  end else begin : gen_lay_comb
+    assign c_udp_off  = c_udp_off_d;
+    assign c_bth_off  = c_bth_off_d;
+    assign c_icrc_off = c_icrc_off_d;
   end
 
   logic [31:0] icrc;

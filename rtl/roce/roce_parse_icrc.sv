@@ -25,6 +25,12 @@
 //
 // Timing: beat sampled at edge T, state (icrc_o, stored_o) updated at T+1; icrc_now_o already
 // includes it between T and T+1.
+//
+// The state register loops through one beat step only (start choice, A c ^ B d): the
+// pre-loaded state is registered with the beat (s1_init_q), and the trailing-zero undo is
+// applied after the register (icrc_o = ~U_trail state_q, trail_q of the last covered beat).
+// That is exact because no byte after icrc_off_i is covered, so the beat with trailing
+// excluded bytes is the frame's last covered beat.
 
 `resetall
 `default_nettype none
@@ -178,6 +184,7 @@ module roce_parse_icrc #(
   logic                 s0_any;      // some byte of the beat is covered
   logic                 s0_start;    // the beat holds ip_off
   logic [7:0]           s0_lead;     // covered bytes start at this index
+  logic [31:0]          s0_init;     // state before the covered bytes: U_lead StatePrefix
   logic [7:0]           s0_trail;    // bytes after the last covered one
   logic [3:0]           s0_st_we;    // stored ICRC byte j is in this beat
   logic [31:0]          s0_st_data;
@@ -245,6 +252,7 @@ module roce_parse_icrc #(
     end
     s0_start = ip[16:LB] == bhi;
     s0_lead  = s0_start ? 8'(ip[LB-1:0]) : 8'd0;
+    s0_init  = unzero_fast(StatePrefix, s0_lead);  // a constant per lead: a small table
     s0_trail = (icrc[16:LB] == bhi && icrc[LB-1:0] != '0) ?
                8'(9'(BeatBytes) - 9'(icrc[LB-1:0])) : 8'd0;
   end
@@ -256,7 +264,7 @@ module roce_parse_icrc #(
   logic                 s1_valid_q;
   logic                 s1_any_q;
   logic                 s1_start_q;
-  logic [7:0]           s1_lead_q;
+  logic [31:0]          s1_init_q;
   logic [7:0]           s1_trail_q;
   logic [128*LANES-1:0] s1_data_q;
   logic [3:0]           s1_st_we_q;
@@ -274,7 +282,7 @@ module roce_parse_icrc #(
     if (beat_valid_i) begin
       s1_any_q     <= s0_any;
       s1_start_q   <= s0_start;
-      s1_lead_q    <= s0_lead;
+      s1_init_q    <= s0_init;
       s1_trail_q   <= s0_trail;
       s1_data_q    <= s0_data;
       s1_st_we_q   <= s0_st_we;
@@ -282,22 +290,23 @@ module roce_parse_icrc #(
     end
   end
 
-  logic [31:0] state_q;
+  logic [31:0] state_q;     // CRC state after the covered bytes so far, trailing zeros kept
+  logic [7:0]  trail_q;     // trailing zero bytes in state_q (of the last covered beat)
   logic [31:0] state_d;
   logic [31:0] stored_q;
 
-  always_comb begin
-    logic [31:0] init;
-    init    = s1_start_q ? unzero_fast(StatePrefix, s1_lead_q) : state_q;
-    state_d = unzero_fast(beat_fast(init, s1_data_q), s1_trail_q);
-  end
+  assign state_d = beat_fast(s1_start_q ? s1_init_q : state_q, s1_data_q);
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       state_q  <= 32'hFFFF_FFFF;
+      trail_q  <= 8'd0;
       stored_q <= 32'h0;
     end else if (s1_valid_q) begin
-      if (s1_any_q) state_q <= state_d;
+      if (s1_any_q) begin
+        state_q <= state_d;
+        trail_q <= s1_trail_q;
+      end
       for (int j = 0; j < 4; j++) begin
         if (s1_st_we_q[j]) stored_q[8*j +: 8] <= s1_st_data_q[8*j +: 8];
       end
@@ -308,8 +317,8 @@ module roce_parse_icrc #(
   // Outputs //
   /////////////
 
-  assign icrc_o     = ~state_q;
-  assign icrc_now_o = (s1_valid_q && s1_any_q) ? ~state_d : ~state_q;
+  assign icrc_o     = ~unzero_fast(state_q, trail_q);
+  assign icrc_now_o = (s1_valid_q && s1_any_q) ? ~unzero_fast(state_d, s1_trail_q) : icrc_o;
   assign stored_o = stored_q;
 
   logic unused_base_lo;

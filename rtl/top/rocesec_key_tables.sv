@@ -19,7 +19,7 @@
 // match of every entry is registered (pol_match_q): it is computed from pol_ld_*_i in the cycle
 // pol_load_i is high (the header entering stage D), else from pol_*_i (the header in D), and the
 // entry's fields are selected from the registers the cycle after. A register write to the
-// policy or PD slot region makes the lookups stale for that cycle and the next (pol_stale_o):
+// policy or PD slot region makes the lookups stale for that cycle and the next (tbl_stale_o):
 // the caller looks up again.
 // PD slot lookup in two steps. With the policy (stage D1): pd_match_o, the slots whose PD equals
 // the selected policy's and whose epoch equals the policy's (EpochFromPolicy, TX) or pd_epoch_i
@@ -53,7 +53,7 @@ module rocesec_key_tables
   input  wire logic [23:0]           pol_ld_qpn_i,
   input  wire logic [127:0]          pol_gid_i,
   input  wire logic [23:0]           pol_qpn_i,
-  output logic                       pol_stale_o,
+  output logic                       tbl_stale_o,
   output logic      [1:0]            pol_mode_o,
   output logic      [7:0]            pol_epoch_o,
   output logic                       pol_next_o,
@@ -100,7 +100,7 @@ module rocesec_key_tables
   logic [NumPolicies-1:0] pol_match, pol_match_q;
   logic [127:0]           m_gid;
   logic [23:0]            m_qpn;
-  logic                   pol_write, pol_write_q;
+  logic                   tbl_write, tbl_write_q;
   // fields read across the tables: per policy (index NumPolicies = the default) and per slot
   logic [31:0]            pol_pd_v  [NumPolicies+1];
   logic [7:0]             pol_ep_v  [NumPolicies+1];
@@ -184,20 +184,20 @@ module rocesec_key_tables
   assign pol_pd_v[NumPolicies] = dflt_q.pd;
   assign pol_ep_v[NumPolicies] = dflt_q.epoch;
   // a write to the policy (0x0000-0x03FF) or PD slot (0x0400-0x07FF) region
-  assign pol_write = reg_we_i && reg_addr_i[15:11] == 5'h0;
+  assign tbl_write = reg_we_i && reg_addr_i[15:11] == 5'h0;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       pol_match_q <= '0;
-      pol_write_q <= 1'b0;
+      tbl_write_q <= 1'b0;
     end else begin
       pol_match_q <= pol_match;
-      pol_write_q <= pol_write;
+      tbl_write_q <= tbl_write;
     end
   end
 
   // Slot matches of every policy, recomputed every cycle from the tables (a write is seen two
-  // cycles later: pol_stale_o covers it).
+  // cycles later: tbl_stale_o covers it).
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       for (int i = 0; i <= NumPolicies; i++) begin
@@ -216,7 +216,7 @@ module rocesec_key_tables
 
   // A write in this cycle changes the table next cycle; one in the cycle before changed it
   // after pol_match_q was computed.
-  assign pol_stale_o = pol_write || pol_write_q;
+  assign tbl_stale_o = tbl_write || tbl_write_q;
 
   // (struct-typed variables at module level: Yosys has no member access on block locals)
   /* verilator lint_off UNUSEDSIGNAL */

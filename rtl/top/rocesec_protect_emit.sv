@@ -86,6 +86,18 @@ module rocesec_protect_emit
 
   typedef logic [SlotW-1:0] slot_t;
 
+  // job_t values below are read field by field: unused fields are expected.
+  /* verilator lint_off UNUSEDSIGNAL */
+  function automatic logic [15:0] nks_of(rocesec_pkg::job_t j);  // keystream blocks of a job
+    logic [15:0] pl;
+    pl = j.eoff - {8'h0, j.poff};
+    nks_of = (j.protect && j.mode == rocesec_pkg::ModeAead) ? ((pl + 16'd15) >> 4) : 16'd0;
+  endfunction
+  function automatic logic [15:0] nw_of(rocesec_pkg::job_t j);  // keystream words of a job
+    nw_of = 16'((32'(nks_of(j)) + 32'(LANES) - 32'd1) / 32'(LANES));
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
+
   ///////////////
   // Job table //
   ///////////////
@@ -150,6 +162,14 @@ module rocesec_protect_emit
     if (job_fire) jt_q[wr_ptr_q] <= job_nokey;
   end
 
+  // Keystream words of each job, {nw - 1, nw} (nw_of), computed once when the job is
+  // written so that S1's accounting reads a number instead of doing arithmetic on the job.
+  (* ram_style = "distributed" *)
+  logic [31:0] jt_nw_q [NumJobs];
+  always_ff @(posedge clk_i) begin
+    if (job_fire) jt_nw_q[wr_ptr_q] <= {nw_of(job_i) - 16'd1, nw_of(job_i)};
+  end
+
   // The frame's GHASH (written by G's hash output): a RAM without reset too, read by S3 only
   // with its valid bit.
   always_ff @(posedge clk_i) begin
@@ -198,17 +218,6 @@ module rocesec_protect_emit
   // AES: E_K(J0) and keystream //
   ////////////////////////////////
 
-  // job_t values below are read field by field: unused fields are expected.
-  /* verilator lint_off UNUSEDSIGNAL */
-  function automatic logic [15:0] nks_of(rocesec_pkg::job_t j);  // keystream blocks of a job
-    logic [15:0] pl;
-    pl = j.eoff - {8'h0, j.poff};
-    nks_of = (j.protect && j.mode == rocesec_pkg::ModeAead) ? ((pl + 16'd15) >> 4) : 16'd0;
-  endfunction
-  function automatic logic [15:0] nw_of(rocesec_pkg::job_t j);  // keystream words of a job
-    nw_of = 16'((32'(nks_of(j)) + 32'(LANES) - 32'd1) / 32'(LANES));
-  endfunction
-  /* verilator lint_on UNUSEDSIGNAL */
 
   logic              ks_pop;
   logic              ks_valid;
@@ -260,7 +269,10 @@ module rocesec_protect_emit
   logic [15:0]  sp_in_len_q;        // input bytes consumed
   logic [KW-1:0] sp_prev_q [NPrev]; // input beats k-1 .. k-NPrev
   logic [KW-1:0] sp_ks_prev_q;
-  logic [15:0]  sp_ks_used_q;       // keystream words popped for this frame
+  logic [15:0]  sp_ks_left_q;       // keystream words of this frame not yet popped
+  logic [15:0]  sp_ks_left1_q;      // sp_ks_left_q - 1
+  logic         sp_ks_left_nz;      // sp_ks_left_q > 0
+  logic         sp_ks_left_gt1;     // sp_ks_left_q > 1
   logic         sp_drain_q;         // frame ended early: discard the rest of its keystream
   logic         sp_go;              // produce a beat this cycle
   logic         sp_take;            // consume an input beat this cycle
@@ -270,6 +282,8 @@ module rocesec_protect_emit
   logic         sp_ks_pop;
 
   assign sp_job = jt_q[s1_ptr_q];
+  assign sp_ks_left_nz  = (sp_ks_left_q != '0);
+  assign sp_ks_left_gt1 = sp_ks_left_nz && (sp_ks_left1_q != '0);
 
   function automatic logic [LB:0] popcount(logic [B-1:0] k);
     logic [LB:0] n;
@@ -288,7 +302,9 @@ module rocesec_protect_emit
   logic  sp_drain_need;
   logic  sp_chain;
   assign s1_next       = s1_ptr_q + 1'b1;
-  assign sp_drain_need = sp_job.protect && (sp_ks_used_q + 16'(sp_ks_pop) < nw_of(sp_job));
+  // keystream words left after this cycle's pop > 0: both candidates from registers, the pop
+  // only selects
+  assign sp_drain_need = sp_job.protect && (sp_ks_pop ? sp_ks_left_gt1 : sp_ks_left_nz);
   assign sp_chain      = sp_active_q && !sp_drain_q && sp_go && sp_last && !sp_drain_need &&
                          jt_valid_q[s1_next] && !s1_started_q[s1_next];
 
@@ -314,7 +330,6 @@ module rocesec_protect_emit
     logic         need_ks;
     logic [LB-1:0] c;
     logic [2*KW-1:0] ksw;    // {ks_cur, ks_prev}, little-endian keystream bytes
-    logic [15:0]  nks;
     logic signed [13:0] mk;
     logic [7:0]   b;
     logic [2:0]   sd;        // SecHdr byte index
@@ -348,8 +363,8 @@ module rocesec_protect_emit
     c       = pstart[LB-1:0];
     pbeat   = 12'(pstart >> LB);
     mk      = $signed({2'b00, sp_k_q}) - $signed({2'b00, pbeat});
-    nks     = nw_of(sp_job);
-    need_ks = (mk >= 0) && (16'(mk) < nks);
+    // beats k - pbeat = 0, 1, .. pop keystream words until the job's nw are used
+    need_ks = (mk >= 0) && sp_ks_left_nz;
     for (int j = 0; j < B; j++) begin  // little-endian view: keystream byte order b0, b1, ..
       ksw[8*j +: 8]       = sp_ks_prev_q[128*(j/16) + 127 - 8*(j%16) -: 8];
       ksw[8*(j + B) +: 8] = ks_head[128*(j/16) + 127 - 8*(j%16) -: 8];
@@ -423,21 +438,23 @@ module rocesec_protect_emit
       s1_ptr_q     <= '0;
       for (int j = 0; j < NPrev; j++) sp_prev_q[j] <= '0;
       sp_ks_prev_q <= '0;
-      sp_ks_used_q <= '0;
+      sp_ks_left_q  <= '0;
+      sp_ks_left1_q <= '1;
       sp_drain_q   <= 1'b0;
     end else begin
       if (!sp_active_q) begin
         if (s1_job_ready) begin
           sp_active_q  <= 1'b1;
-          sp_ks_used_q <= '0;
+          {sp_ks_left1_q, sp_ks_left_q} <= jt_nw_q[s1_ptr_q];
           sp_k_q       <= '0;
           sp_in_done_q <= 1'b0;
           sp_in_len_q  <= '0;
         end
       end else if (sp_drain_q) begin
         if (ks_valid) begin
-          sp_ks_used_q <= sp_ks_used_q + 16'd1;
-          if (sp_ks_used_q + 16'd1 >= nw_of(sp_job)) begin
+          sp_ks_left_q  <= sp_ks_left1_q;
+          sp_ks_left1_q <= sp_ks_left1_q - 16'd1;
+          if (!sp_ks_left_gt1) begin
             sp_drain_q  <= 1'b0;
             sp_active_q <= 1'b0;
             s1_ptr_q    <= s1_ptr_q + 1'b1;
@@ -448,8 +465,9 @@ module rocesec_protect_emit
         for (int j = NPrev - 1; j > 0; j--) sp_prev_q[j] <= sp_prev_q[j-1];
         sp_prev_q[0] <= sp_in_done_q ? '0 : in_data_i;
         if (sp_ks_pop) begin
-          sp_ks_prev_q <= ks_head;
-          sp_ks_used_q <= sp_ks_used_q + 16'd1;
+          sp_ks_prev_q  <= ks_head;
+          sp_ks_left_q  <= sp_ks_left1_q;
+          sp_ks_left1_q <= sp_ks_left1_q - 16'd1;
         end
         if (sp_take) begin
           sp_in_len_q <= sp_in_len_q + 16'(popcount(in_keep_i));
@@ -460,10 +478,9 @@ module rocesec_protect_emit
           // of its job behind: drain them (one per cycle) before the next frame.
           if (sp_drain_need) begin
             sp_drain_q <= 1'b1;
-            if (sp_ks_pop) sp_ks_used_q <= sp_ks_used_q + 16'd1;
           end else if (sp_chain) begin
             s1_ptr_q     <= s1_next;
-            sp_ks_used_q <= '0;
+            {sp_ks_left1_q, sp_ks_left_q} <= jt_nw_q[s1_next];
             sp_k_q       <= '0;
             sp_in_done_q <= 1'b0;
             sp_in_len_q  <= '0;

@@ -145,7 +145,7 @@ module rocesec_protect_key
     .pol_ld_qpn_i(hdr_desc_i.dest_qp),
     .pol_gid_i   (d_q.dest_gid),
     .pol_qpn_i   (d_q.dest_qp),
-    .pol_stale_o (pol_stale),
+    .tbl_stale_o (tbl_stale),
     .pol_mode_o  (pol_mode),
     .pol_epoch_o (pol_epoch),
     .pol_next_o  (unused_pol_next),
@@ -225,9 +225,9 @@ module rocesec_protect_key
   // registered as the header enters D (rocesec_key_tables, rocesec_qp_ident), so D1 selects
   // and encodes. The QP identities and the policy table cannot change between D1 and D2
   // except by a register write to the policy region (then D1 runs again: d1_ok_q stays low
-  // while pol_stale is high) — identities change only at a commit, which is D2 of the frame
+  // while tbl_stale is high) — identities change only at a commit, which is D2 of the frame
   // before, and the QP state is read in D2.
-  logic          pol_stale;
+  logic          tbl_stale;
   logic          r_target, r_ovf;
   logic [5:0]    r_lvl;
   logic [63:0]   r_index;
@@ -291,7 +291,7 @@ module rocesec_protect_key
     end else begin
       if (ld) d_sum_q <= rocesec_pkg::last_addr(hdr_desc_i.has_reth, hdr_desc_i.dma_len,
                                                 hdr_desc_i.va);
-      d1_ok_q <= d_valid_q && !dec_take && !ld && !pol_stale;
+      d1_ok_q <= d_valid_q && !dec_take && !ld && !tbl_stale;
       if (d_valid_q) begin
         p1_mode_q       <= pol_mode;
         p1_epoch_q      <= pol_epoch;

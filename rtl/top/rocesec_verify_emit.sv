@@ -98,6 +98,18 @@ module rocesec_verify_emit
 
   typedef logic [SlotW-1:0] slot_t;
 
+  // job_t values below are read field by field: unused fields are expected.
+  /* verilator lint_off UNUSEDSIGNAL */
+  function automatic logic [15:0] nks_of(rocesec_pkg::job_t j);  // keystream blocks of a job
+    logic [15:0] pl;
+    pl = j.eoff - {8'h0, j.poff};
+    nks_of = (j.protect && j.mode == rocesec_pkg::ModeAead) ? ((pl + 16'd15) >> 4) : 16'd0;
+  endfunction
+  function automatic logic [15:0] nw_of(rocesec_pkg::job_t j);  // keystream words of a job
+    nw_of = 16'((32'(nks_of(j)) + 32'(LANES) - 32'd1) / 32'(LANES));
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
+
   ///////////////
   // Job table //
   ///////////////
@@ -170,6 +182,14 @@ module rocesec_verify_emit
     if (job_fire) jt_q[wr_ptr_q] <= job_nokey;
   end
 
+  // Keystream words of each job, {nw - 1, nw} (nw_of), computed once when the job is written
+  // so that S1's accounting reads a number instead of doing arithmetic on the job.
+  (* ram_style = "distributed" *)
+  logic [31:0] jt_nw_q [NumJobs];
+  always_ff @(posedge clk_i) begin
+    if (job_fire) jt_nw_q[wr_ptr_q] <= {nw_of(job_i) - 16'd1, nw_of(job_i)};
+  end
+
   // The frame's GHASH (written by G's hash output) and its received ICV (bytes [E, E + 16) of
   // the input, merged in as beats leave G): RAMs without reset too. The hash is read only with
   // its valid bit, the ICV only when the frame had all 16 bytes (so every byte was written).
@@ -223,17 +243,6 @@ module rocesec_verify_emit
     end
   end
 
-  // job_t values below are read field by field: unused fields are expected.
-  /* verilator lint_off UNUSEDSIGNAL */
-  function automatic logic [15:0] nks_of(rocesec_pkg::job_t j);  // keystream blocks of a job
-    logic [15:0] pl;
-    pl = j.eoff - {8'h0, j.poff};
-    nks_of = (j.protect && j.mode == rocesec_pkg::ModeAead) ? ((pl + 16'd15) >> 4) : 16'd0;
-  endfunction
-  function automatic logic [15:0] nw_of(rocesec_pkg::job_t j);  // keystream words of a job
-    nw_of = 16'((32'(nks_of(j)) + 32'(LANES) - 32'd1) / 32'(LANES));
-  endfunction
-  /* verilator lint_on UNUSEDSIGNAL */
 
   function automatic logic [LB:0] popcount(logic [B-1:0] k);
     logic [LB:0] n;
@@ -501,7 +510,10 @@ module rocesec_verify_emit
   logic [15:0]  sp_in_len_q;
   logic [KW-1:0] sp_prev_q [NPrev]; // input beats n-1 .. n-NPrev
   logic [KW-1:0] sp_ks_prev_q;
-  logic [15:0]  sp_ks_used_q;
+  logic [15:0]  sp_ks_left_q;       // keystream words of this frame not yet popped
+  logic [15:0]  sp_ks_left1_q;      // sp_ks_left_q - 1
+  logic         sp_ks_left_nz;      // sp_ks_left_q > 0
+  logic         sp_ks_left_gt1;     // sp_ks_left_q > 1
   logic         sp_drain_q;
   logic         sp_step;            // one step this cycle
   logic         sp_take;            // consume an input beat this cycle
@@ -518,6 +530,8 @@ module rocesec_verify_emit
   assign sp_slot = sp_active_q ? sp_slot_q : d_slot;
   assign sp_job  = jt_q[sp_slot];
   assign sp_pass = !sp_job.protect;
+  assign sp_ks_left_nz  = (sp_ks_left_q != '0);
+  assign sp_ks_left_gt1 = sp_ks_left_nz && (sp_ks_left1_q != '0);
 
   always_comb begin
     logic [KW-1:0] cur;
@@ -530,7 +544,6 @@ module rocesec_verify_emit
     logic         need_ks;
     logic [LB-1:0] c;
     logic [2*KW-1:0] ksw;    // {ks_cur, ks_prev}, little-endian keystream bytes
-    logic [15:0]  nks;
     logic signed [13:0] mk;
     logic [7:0]   b;
     logic [15:0]  len_now;
@@ -568,8 +581,8 @@ module rocesec_verify_emit
     c        = pstart[LB-1:0];
     pbeat    = 12'(pstart >> LB);
     mk       = $signed({2'b00, sp_m}) - $signed({2'b00, pbeat});
-    nks      = nw_of(sp_job);
-    need_ks  = (sp_n_q >= 13'(NPrev)) && (mk >= 0) && (16'(mk) < nks);
+    // output beats m - pbeat = 0, 1, .. pop keystream words until the job's nw are used
+    need_ks  = (sp_n_q >= 13'(NPrev)) && (mk >= 0) && sp_ks_left_nz;
     for (int j = 0; j < B; j++) begin  // little-endian view: keystream byte order b0, b1, ..
       ksw[8*j +: 8]       = sp_ks_prev_q[128*(j/16) + 127 - 8*(j%16) -: 8];
       ksw[8*(j + B) +: 8] = ks_head[128*(j/16) + 127 - 8*(j%16) -: 8];
@@ -633,7 +646,9 @@ module rocesec_verify_emit
   assign ks_pop    = sp_ks_pop;
 
   logic sp_drain_need;
-  assign sp_drain_need = !sp_pass && (sp_ks_used_q + 16'(sp_ks_pop) < nw_of(sp_job));
+  // keystream words left after this cycle's pop > 0: both candidates from registers, the pop
+  // only selects
+  assign sp_drain_need = !sp_pass && (sp_ks_pop ? sp_ks_left_gt1 : sp_ks_left_nz);
 
   // A last beat made without input (the frame's input is all in the window) is also the
   // first priming step of the next frame, when that frame is processed: its first beat is
@@ -658,13 +673,15 @@ module rocesec_verify_emit
       sp_in_len_q  <= '0;
       for (int j = 0; j < NPrev; j++) sp_prev_q[j] <= '0;
       sp_ks_prev_q <= '0;
-      sp_ks_used_q <= '0;
+      sp_ks_left_q  <= '0;
+      sp_ks_left1_q <= '1;
       sp_drain_q   <= 1'b0;
     end else begin
       if (sp_drain_q) begin
         if (ks_valid) begin
-          sp_ks_used_q <= sp_ks_used_q + 16'd1;
-          if (sp_ks_used_q + 16'd1 >= nw_of(sp_job)) begin
+          sp_ks_left_q  <= sp_ks_left1_q;
+          sp_ks_left1_q <= sp_ks_left1_q - 16'd1;
+          if (!sp_ks_left_gt1) begin
             sp_drain_q  <= 1'b0;
             sp_active_q <= 1'b0;
           end
@@ -678,8 +695,9 @@ module rocesec_verify_emit
         for (int j = NPrev - 1; j > 0; j--) sp_prev_q[j] <= sp_prev_q[j-1];
         sp_prev_q[0] <= sp_in_done_q ? '0 : d_data;
         if (sp_ks_pop) begin
-          sp_ks_prev_q <= ks_head;
-          sp_ks_used_q <= sp_ks_used_q + 16'd1;
+          sp_ks_prev_q  <= ks_head;
+          sp_ks_left_q  <= sp_ks_left1_q;
+          sp_ks_left1_q <= sp_ks_left1_q - 16'd1;
         end
         if (sp_take) begin
           sp_in_len_q <= sp_in_len_q + 16'(popcount(d_keep));
@@ -693,22 +711,21 @@ module rocesec_verify_emit
           if (sp_drain_need) begin
             // A frame shorter than its IP length leaves keystream blocks of its job behind.
             sp_drain_q <= 1'b1;
-            if (sp_ks_pop) sp_ks_used_q <= sp_ks_used_q + 16'd1;
-            else           sp_ks_used_q <= sp_ks_used_q;
           end else if (sp_chain) begin
             sp_slot_q    <= d_slot;
             sp_n_q       <= 13'd1;
             sp_prev_q[0] <= d_data;
             sp_in_len_q  <= 16'(popcount(d_keep));
             sp_in_done_q <= d_last;
-            sp_ks_used_q <= '0;
+            {sp_ks_left1_q, sp_ks_left_q} <= jt_nw_q[d_slot];
           end else begin
             sp_active_q  <= 1'b0;
-            sp_ks_used_q <= '0;
           end
         end
       end
-      if (!sp_active_q && !sp_drain_q) sp_ks_used_q <= '0;
+      // idle: the counts of the frame at the head of the delay FIFO (it starts with priming
+      // steps, NPrev >= 1, so no keystream is popped before this load is in place)
+      if (!sp_active_q && !sp_drain_q) {sp_ks_left1_q, sp_ks_left_q} <= jt_nw_q[d_slot];
     end
   end
 

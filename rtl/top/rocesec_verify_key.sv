@@ -188,7 +188,7 @@ module rocesec_verify_key
     .pol_ld_qpn_i(hdr_desc_i.dest_qp),
     .pol_gid_i   (d_q.dest_gid),
     .pol_qpn_i   (d_q.dest_qp),
-    .pol_stale_o (pol_stale),
+    .tbl_stale_o (tbl_stale),
     .pol_mode_o  (pol_mode),
     .pol_epoch_o (pol_epoch),
     .pol_next_o  (pol_next),
@@ -224,6 +224,7 @@ module rocesec_verify_key
   localparam int unsigned VW = $clog2(VqDepth);
   logic [VW:0]     vq_count_q;
   logic [VW-1:0]   vq_head_q, vq_tail_q;
+  logic            vq_v_q       [VqDepth];  // slot holds a queued verdict (head .. tail - 1)
   logic            vq_process_q [VqDepth];
   logic [3:0]      vq_reason_q  [VqDepth];
   logic [1:0]      vq_fwd_q     [VqDepth];
@@ -280,9 +281,9 @@ module rocesec_verify_key
   // policy entry and the QP identity match are registered as the header enters D
   // (rocesec_key_tables, rocesec_qp_ident), so D1 selects and encodes. QP identities change
   // only when D2 allocates (the frame before), the policy table only by a register write to
-  // its region (then D1 runs again: d1_ok_q stays low while pol_stale is high); the QP state
+  // its region (then D1 runs again: d1_ok_q stays low while tbl_stale is high); the QP state
   // (epoch, replay window, WRITE key), which commits change, is read in D2.
-  logic          pol_stale;
+  logic          tbl_stale;
   logic          r_free_found, r_found, r_in_node;
   logic [QW-1:0] r_free_idx;
   logic [63:0]   r_index;
@@ -340,7 +341,7 @@ module rocesec_verify_key
     end else begin
       if (ld) d_sum_q <= rocesec_pkg::last_addr(hdr_desc_i.has_reth, hdr_desc_i.dma_len,
                                                 hdr_desc_i.va);
-      d1_ok_q <= d_valid_q && !dec_take && !ld && !pol_stale;
+      d1_ok_q <= d_valid_q && !dec_take && !ld && !tbl_stale;
       if (d_valid_q) begin
         p1_mode_q       <= pol_mode;
         p1_epoch_q      <= pol_epoch;
@@ -400,7 +401,6 @@ module rocesec_verify_key
     logic [47:0] age;
     logic        replay_ok;
     logic        level_qp;
-    logic [VW-1:0] k;
 
     dec_process     = 1'b0;
     dec_reason      = rocesec_pkg::ReasonOk;
@@ -495,15 +495,13 @@ module rocesec_verify_key
                d_q.sec_valid &&
                (jd_q.sec_pn == pn || {1'b0, jd_q.sec_pn} >= {1'b0, pn} + 49'd64 ||
                 promote_q || (write_first_q && wcont));
-    for (int e = 0; e < VqDepth; e++) begin
-      k = vq_head_q + VW'(e);
-      if ((VW+1)'(e) < vq_count_q) begin
-        if (vq_process_q[k] && sel_qp_found && vq_idx_q[k] == sel_qp_idx &&
-            d_q.sec_valid &&
-            (vq_pn_q[k] == pn || {1'b0, vq_pn_q[k]} >= {1'b0, pn} + 49'd64 ||
-             vq_promote_q[k] || (vq_wfirst_q[k] && wcont))) begin
-          conflict = 1'b1;
-        end
+    // every occupied slot, in any order (no rotation by the head: an OR of per-slot terms)
+    for (int j = 0; j < VqDepth; j++) begin
+      if (vq_v_q[j] && vq_process_q[j] && sel_qp_found && vq_idx_q[j] == sel_qp_idx &&
+          d_q.sec_valid &&
+          (vq_pn_q[j] == pn || {1'b0, vq_pn_q[j]} >= {1'b0, pn} + 49'd64 ||
+           vq_promote_q[j] || (vq_wfirst_q[j] && wcont))) begin
+        conflict = 1'b1;
       end
     end
   end
@@ -649,8 +647,12 @@ module rocesec_verify_key
       done_valid_o  <= 1'b0;
       done_reason_o <= '0;
       done_fwd_o    <= '0;
+      for (int j = 0; j < VqDepth; j++) vq_v_q[j] <= 1'b0;
       for (int c = 0; c < 24; c++) cnt_q[c] <= '0;
     end else begin
+      // push and take never name the same slot (take needs count > 0, push count < VqDepth)
+      if (vq_push) vq_v_q[vq_tail_q] <= 1'b1;
+      if (fin_take) vq_v_q[vq_head_q] <= 1'b0;
       done_valid_o <= 1'b0;
       vq_count_q   <= vq_count_q + (VW+1)'(vq_push) - (VW+1)'(fin_take);
       if (vq_push) vq_tail_q <= vq_tail_q + 1'b1;
