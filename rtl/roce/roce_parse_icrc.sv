@@ -317,8 +317,11 @@ module roce_parse_icrc #(
   // Outputs //
   /////////////
 
-  assign icrc_o     = ~unzero_fast(state_q, trail_q);
-  assign icrc_now_o = (s1_valid_q && s1_any_q) ? ~unzero_fast(state_d, s1_trail_q) : icrc_o;
+  // (in always_comb: Yosys 0.70 infers latches for a function's loop variables in an assign)
+  always_comb begin
+    icrc_o     = ~unzero_fast(state_q, trail_q);
+    icrc_now_o = (s1_valid_q && s1_any_q) ? ~unzero_fast(state_d, s1_trail_q) : icrc_o;
+  end
   assign stored_o = stored_q;
 
   logic unused_base_lo;
