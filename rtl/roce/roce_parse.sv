@@ -95,6 +95,22 @@ module roce_parse
     view = (8*ViewBytes)'(w >> {off, 3'b000});
   endfunction
 
+  // ViewBytes bytes of the window from the IP header: ip_off is 14 + 4·vlans (l2_of), so a
+  // 3-way choice instead of a byte shifter.
+  function automatic logic [8*ViewBytes-1:0] l3_of(logic [8*WinBytes-1:0] w, logic [1:0] vlans);
+    unique case (vlans)
+      2'd1:    l3_of = (8*ViewBytes)'(w >> (8 * 18));
+      2'd2:    l3_of = (8*ViewBytes)'(w >> (8 * 22));
+      default: l3_of = (8*ViewBytes)'(w >> (8 * 14));
+    endcase
+  endfunction
+
+  // ViewBytes bytes of the window from the UDP header: udp_off = ip_off + 4·IHL (or + 40) is
+  // 2 mod 4 for every frame (ip_off is 14, 18 or 22), so a shifter by words after 2 bytes.
+  function automatic logic [8*ViewBytes-1:0] l4_of(logic [8*WinBytes-1:0] w, logic [5:0] udp_w);
+    l4_of = (8*ViewBytes)'((w >> 16) >> {udp_w, 5'b00000});  // udp_w = udp_off[7:2]
+  endfunction
+
   // Offset of extended header `flag` among those in `eth` (model opcode::eth::offset).
   function automatic logic [5:0] eth_offset(logic [8:0] eth, int unsigned flag);
     logic [8:0] prior;
@@ -185,6 +201,12 @@ module roce_parse
     end
   end
 
+  // UDP offset of the window after this beat (the extraction's l4 shifter reads it)
+  logic [5:0] x_udpw_q;  // udp_off[7:2]
+  always_ff @(posedge clk_i) begin
+    if (fire) x_udpw_q <= c_udp_off_d[7:2];
+  end
+
   //////////
   // ICRC //
   //////////
@@ -222,7 +244,7 @@ module roce_parse
     logic [16:0]         ip_end;
     logic [7:0]          hl;
     c_l2      = l2_of(cur_win);
-    l3        = view(cur_win, c_l2.ip_off);
+    l3        = l3_of(cur_win, c_l2.vlans);
     c_vihl    = vb(l3, 0);
     c_ipv6    = (c_l2.ethertype == roce_parse_pkg::EtherTypeIpv6);
     c_ip_off  = c_l2.ip_off;
@@ -334,6 +356,9 @@ module roce_parse
   // words past IHL; none for IPv6): summed in the e1 cycle, where the descriptor waits anyway
   logic [30*16-1:0]         x_ipw;   // word j in bits [16j+15:16j]
   logic [29:0]              x_ipsel;
+  logic                     x_done;      // Ethernet / IP checks decided the kind
+  logic                     x_port_ok;   // UDP destination port 4791
+  logic                     x_op_valid;  // BTH opcode defined
 
   always_comb begin
     logic [8*ViewBytes-1:0] l3;
@@ -346,8 +371,8 @@ module roce_parse
     logic [16:0]            udp_off;
     logic [16:0]            bth_off;
     logic [16:0]            eth_off;
-    logic [16:0]            pay_off;
-    logic [16:0]            pay_end;
+    logic [7:0]             pay_off;   // < 256: eth_off <= 110, extended headers <= 44 bytes
+    logic [15:0]            pay_end;   // checked in e1 (late_class) only where it is >= 0
     logic [16:0]            trailer;
     logic [16:0]            total;
     logic [3:0]             ihl;
@@ -364,7 +389,7 @@ module roce_parse
     len     = {1'b0, ev_len_q};
     x_l2    = l2_of(win_q);
     ip_off  = {9'h0, x_l2.ip_off};
-    l3      = view(win_q, x_l2.ip_off);
+    l3      = l3_of(win_q, x_l2.vlans);
     vihl    = vb(l3, 0);
     frag    = vb(l3, 6);
     ihl     = vihl[3:0];
@@ -455,27 +480,11 @@ module roce_parse
     bth_off     = udp_off + 17'd8;
     ext.udp_off = udp_off[7:0];
     ext.bth_off = bth_off[7:0];
-    l4          = view(win_q, udp_off[7:0]);
+    // the same UDP offset, registered when the beat that completed this window arrived
+    // (x_udpw_q): the shifter is not behind the IHL arithmetic
+    l4          = l4_of(win_q, x_udpw_q);
     ext.udp_len = vbe16(l4, 4);
-    if (!done) begin
-      if (udp_off + 17'd8 > len) begin
-        ext.kind = roce_parse_pkg::KindMalformed;
-        ext.err  = roce_parse_pkg::ErrTruncated;
-        done     = 1'b1;
-      end else if (vbe16(l4, 2) != roce_parse_pkg::RocePort) begin
-        ext.kind     = roce_parse_pkg::KindNotRoce;
-        ext.not_roce = roce_parse_pkg::NotRoceOtherPort;
-        done         = 1'b1;
-      end else if (udp_off + {1'b0, vbe16(l4, 4)} != ip_end) begin
-        ext.kind = roce_parse_pkg::KindMalformed;
-        ext.err  = roce_parse_pkg::ErrBadLength;
-        done     = 1'b1;
-      end else if (bth_off + 17'd12 > ip_end) begin
-        ext.kind = roce_parse_pkg::KindMalformed;
-        ext.err  = roce_parse_pkg::ErrTruncated;
-        done     = 1'b1;
-      end
-    end
+    x_port_ok   = (vbe16(l4, 2) == roce_parse_pkg::RocePort);
 
     // BTH (view l4 bytes 8..19)
     bth1        = vb(l4, 9);
@@ -503,47 +512,18 @@ module roce_parse
     ext.sec_pn    = {vbe16(l4, 22), vbe32(l4, 24)};
     ext.sec_valid = (ext.tver == 4'd1);
     eth_off       = bth_off + (ext.sec_valid ? 17'd20 : 17'd12);
-    if (!done) begin
-      if (!x_op.valid) begin
-        ext.kind = roce_parse_pkg::KindMalformed;
-        ext.err  = roce_parse_pkg::ErrReservedOp;
-        done     = 1'b1;
-      end else if (ext.tver > 4'd1) begin
-        ext.kind = roce_parse_pkg::KindMalformed;
-        ext.err  = roce_parse_pkg::ErrUnknownTVer;
-        done     = 1'b1;
-      end else if (ext.sec_valid && eth_off > ip_end) begin
-        ext.kind = roce_parse_pkg::KindMalformed;
-        ext.err  = roce_parse_pkg::ErrTruncated;
-        done     = 1'b1;
-      end else if (ext.sec_valid && (ext.sec_mode == 2'd0 ||
-                   (ext.sec_level > 6'd52 && ext.sec_level != 6'h3F))) begin
-        ext.kind = roce_parse_pkg::KindMalformed;
-        ext.err  = roce_parse_pkg::ErrSecHdr;
-        done     = 1'b1;
-      end
-    end
 
     // Extended headers, payload, pad
-    pay_off         = eth_off + {11'h0, x_op.eth_len};
+    pay_off         = 8'(eth_off + {11'h0, x_op.eth_len});
     trailer         = ext.sec_valid ? 17'd20 : 17'd4;
-    pay_end         = ip_end - trailer;
+    pay_end         = 16'(ip_end - trailer);
     ext.eth_off     = eth_off[7:0];
-    ext.payload_off = pay_off[7:0];
-    ext.payload_end = pay_end[15:0];
-    if (!done) begin
-      if (pay_off + trailer > ip_end) begin
-        ext.kind = roce_parse_pkg::KindMalformed;
-        ext.err  = roce_parse_pkg::ErrTruncated;
-        done     = 1'b1;
-      end else if ({15'h0, ext.pad} > pay_end - pay_off) begin
-        ext.kind = roce_parse_pkg::KindMalformed;
-        ext.err  = roce_parse_pkg::ErrBadPad;
-        done     = 1'b1;
-      end else begin
-        ext.kind = roce_parse_pkg::KindRoce;
-      end
-    end
+    ext.payload_off = pay_off;
+    ext.payload_end = pay_end;
+    // The checks from the UDP header on are made in the e1 cycle from the registered fields
+    // (late_class); `done` says whether one of the checks above decided the kind.
+    x_done = done;
+    x_op_valid = x_op.valid;
 
     ex             = ext.sec_valid ? (l4 >> (8 * 28)) : (l4 >> (8 * 20));
     ext.has_reth   = x_op.eth[roce_parse_pkg::EthReth];
@@ -566,6 +546,9 @@ module roce_parse
   roce_parse_pkg::roce_desc_t            e1_desc_q;
   logic [30*16-1:0]                      e1_ipw_q;
   logic [29:0]                           e1_ipsel_q;
+  logic                                  e1_done_q;
+  logic                                  e1_port_ok_q;
+  logic                                  e1_op_valid_q;
 
   // RFC 1071 sum of the selected words (28 at most: < 2^21) as a balanced tree of additions,
   // then two end-around carry folds.
@@ -598,8 +581,59 @@ module roce_parse
 
   roce_parse_pkg::roce_desc_t desc_d;
 
+  // The checks from the UDP header on (model roce::parse, in its order), from the registered
+  // descriptor fields. When they run, the IP checks passed: ip_end <= frame_len < 2^16 and
+  // every offset below is < 256, so the 8/16-bit fields are the values.
+  function automatic roce_parse_pkg::roce_desc_t late_class(roce_parse_pkg::roce_desc_t d,
+                                                            logic port_ok, logic op_valid);
+    logic [16:0] len, ip_end, udp_off, bth_off, eth_off, pay_off, pay_end, trailer;
+    len     = {1'b0, d.frame_len};
+    ip_end  = {1'b0, d.ip_end};
+    udp_off = {9'h0, d.udp_off};
+    bth_off = {9'h0, d.bth_off};
+    eth_off = {9'h0, d.eth_off};
+    pay_off = {9'h0, d.payload_off};
+    pay_end = {1'b0, d.payload_end};
+    trailer = d.sec_valid ? 17'd20 : 17'd4;
+    late_class = d;
+    if (udp_off + 17'd8 > len) begin
+      late_class.kind = roce_parse_pkg::KindMalformed;
+      late_class.err  = roce_parse_pkg::ErrTruncated;
+    end else if (!port_ok) begin
+      late_class.kind     = roce_parse_pkg::KindNotRoce;
+      late_class.not_roce = roce_parse_pkg::NotRoceOtherPort;
+    end else if (udp_off + {1'b0, d.udp_len} != ip_end) begin
+      late_class.kind = roce_parse_pkg::KindMalformed;
+      late_class.err  = roce_parse_pkg::ErrBadLength;
+    end else if (bth_off + 17'd12 > ip_end) begin
+      late_class.kind = roce_parse_pkg::KindMalformed;
+      late_class.err  = roce_parse_pkg::ErrTruncated;
+    end else if (!op_valid) begin
+      late_class.kind = roce_parse_pkg::KindMalformed;
+      late_class.err  = roce_parse_pkg::ErrReservedOp;
+    end else if (d.tver > 4'd1) begin
+      late_class.kind = roce_parse_pkg::KindMalformed;
+      late_class.err  = roce_parse_pkg::ErrUnknownTVer;
+    end else if (d.sec_valid && eth_off > ip_end) begin
+      late_class.kind = roce_parse_pkg::KindMalformed;
+      late_class.err  = roce_parse_pkg::ErrTruncated;
+    end else if (d.sec_valid && (d.sec_mode == 2'd0 ||
+                 (d.sec_level > 6'd52 && d.sec_level != 6'h3F))) begin
+      late_class.kind = roce_parse_pkg::KindMalformed;
+      late_class.err  = roce_parse_pkg::ErrSecHdr;
+    end else if (pay_off + trailer > ip_end) begin
+      late_class.kind = roce_parse_pkg::KindMalformed;
+      late_class.err  = roce_parse_pkg::ErrTruncated;
+    end else if ({15'h0, d.pad} > pay_end - pay_off) begin
+      late_class.kind = roce_parse_pkg::KindMalformed;
+      late_class.err  = roce_parse_pkg::ErrBadPad;
+    end else begin
+      late_class.kind = roce_parse_pkg::KindRoce;
+    end
+  endfunction
+
   always_comb begin
-    desc_d         = e1_desc_q;
+    desc_d         = e1_done_q ? e1_desc_q : late_class(e1_desc_q, e1_port_ok_q, e1_op_valid_q);
     desc_d.ip_sum  = ip_words_sum(e1_ipsel_q, e1_ipw_q);
     desc_d.icrc    = icrc;
     desc_d.icrc_ok = e1_eof_q && (icrc == icrc_stored);
@@ -607,9 +641,12 @@ module roce_parse
 
   always_ff @(posedge clk_i) begin
     if (ev_valid_q) begin
-      e1_desc_q  <= ext;
-      e1_ipw_q   <= x_ipw;
-      e1_ipsel_q <= x_ipsel;
+      e1_desc_q     <= ext;
+      e1_ipw_q      <= x_ipw;
+      e1_ipsel_q    <= x_ipsel;
+      e1_done_q     <= x_done;
+      e1_port_ok_q  <= x_port_ok;
+      e1_op_valid_q <= x_op_valid;
     end
     if (e1_valid_q) begin
       desc_o <= desc_d;
