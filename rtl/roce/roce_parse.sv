@@ -586,6 +586,7 @@ module roce_parse
   // every offset below is < 256, so the 8/16-bit fields are the values.
   function automatic roce_parse_pkg::roce_desc_t late_class(roce_parse_pkg::roce_desc_t d,
                                                             logic port_ok, logic op_valid);
+    roce_parse_pkg::roce_desc_t r;  // (Yosys: no field writes to the function's result)
     logic [16:0] len, ip_end, udp_off, bth_off, eth_off, pay_off, pay_end, trailer;
     len     = {1'b0, d.frame_len};
     ip_end  = {1'b0, d.ip_end};
@@ -595,41 +596,42 @@ module roce_parse
     pay_off = {9'h0, d.payload_off};
     pay_end = {1'b0, d.payload_end};
     trailer = d.sec_valid ? 17'd20 : 17'd4;
-    late_class = d;
+    r = d;
     if (udp_off + 17'd8 > len) begin
-      late_class.kind = roce_parse_pkg::KindMalformed;
-      late_class.err  = roce_parse_pkg::ErrTruncated;
+      r.kind = roce_parse_pkg::KindMalformed;
+      r.err  = roce_parse_pkg::ErrTruncated;
     end else if (!port_ok) begin
-      late_class.kind     = roce_parse_pkg::KindNotRoce;
-      late_class.not_roce = roce_parse_pkg::NotRoceOtherPort;
+      r.kind     = roce_parse_pkg::KindNotRoce;
+      r.not_roce = roce_parse_pkg::NotRoceOtherPort;
     end else if (udp_off + {1'b0, d.udp_len} != ip_end) begin
-      late_class.kind = roce_parse_pkg::KindMalformed;
-      late_class.err  = roce_parse_pkg::ErrBadLength;
+      r.kind = roce_parse_pkg::KindMalformed;
+      r.err  = roce_parse_pkg::ErrBadLength;
     end else if (bth_off + 17'd12 > ip_end) begin
-      late_class.kind = roce_parse_pkg::KindMalformed;
-      late_class.err  = roce_parse_pkg::ErrTruncated;
+      r.kind = roce_parse_pkg::KindMalformed;
+      r.err  = roce_parse_pkg::ErrTruncated;
     end else if (!op_valid) begin
-      late_class.kind = roce_parse_pkg::KindMalformed;
-      late_class.err  = roce_parse_pkg::ErrReservedOp;
+      r.kind = roce_parse_pkg::KindMalformed;
+      r.err  = roce_parse_pkg::ErrReservedOp;
     end else if (d.tver > 4'd1) begin
-      late_class.kind = roce_parse_pkg::KindMalformed;
-      late_class.err  = roce_parse_pkg::ErrUnknownTVer;
+      r.kind = roce_parse_pkg::KindMalformed;
+      r.err  = roce_parse_pkg::ErrUnknownTVer;
     end else if (d.sec_valid && eth_off > ip_end) begin
-      late_class.kind = roce_parse_pkg::KindMalformed;
-      late_class.err  = roce_parse_pkg::ErrTruncated;
+      r.kind = roce_parse_pkg::KindMalformed;
+      r.err  = roce_parse_pkg::ErrTruncated;
     end else if (d.sec_valid && (d.sec_mode == 2'd0 ||
                  (d.sec_level > 6'd52 && d.sec_level != 6'h3F))) begin
-      late_class.kind = roce_parse_pkg::KindMalformed;
-      late_class.err  = roce_parse_pkg::ErrSecHdr;
+      r.kind = roce_parse_pkg::KindMalformed;
+      r.err  = roce_parse_pkg::ErrSecHdr;
     end else if (pay_off + trailer > ip_end) begin
-      late_class.kind = roce_parse_pkg::KindMalformed;
-      late_class.err  = roce_parse_pkg::ErrTruncated;
+      r.kind = roce_parse_pkg::KindMalformed;
+      r.err  = roce_parse_pkg::ErrTruncated;
     end else if ({15'h0, d.pad} > pay_end - pay_off) begin
-      late_class.kind = roce_parse_pkg::KindMalformed;
-      late_class.err  = roce_parse_pkg::ErrBadPad;
+      r.kind = roce_parse_pkg::KindMalformed;
+      r.err  = roce_parse_pkg::ErrBadPad;
     end else begin
-      late_class.kind = roce_parse_pkg::KindRoce;
+      r.kind = roce_parse_pkg::KindRoce;
     end
+    late_class = r;
   endfunction
 
   always_comb begin
