@@ -347,15 +347,27 @@ module roce_parse
   // Extraction //
   ////////////////
 
+  // Four partial sums of the selected IPv4 header words (words 8i .. 8i + 7, 30 in all), each a
+  // balanced tree of three levels (< 8 · 2^16: 19 bits).
+  function automatic logic [4*19-1:0] ip_part_sums(logic [29:0] sel, logic [30*16-1:0] w);
+    logic [18:0] v [32];
+    for (int i = 0; i < 32; i++) v[i] = (i < 30 && sel[i]) ? {3'h0, w[16*i +: 16]} : 19'h0;
+    for (int g = 0; g < 4; g++) begin
+      ip_part_sums[19*g +: 19] = ((v[8*g]     + v[8*g + 1]) + (v[8*g + 2] + v[8*g + 3])) +
+                                 ((v[8*g + 4] + v[8*g + 5]) + (v[8*g + 6] + v[8*g + 7]));
+    end
+  endfunction
+
   roce_parse_pkg::roce_desc_t ext;
   logic [1:0] ext_unused_frag;  // IPv4 reserved and DF flags: not checked by the model
 
   l2_t                      x_l2;
   roce_parse_pkg::op_info_t x_op;
   // IPv4 header words and which of them the header sum takes (not total length, checksum, nor
-  // words past IHL; none for IPv6): summed in the e1 cycle, where the descriptor waits anyway
+  // words past IHL; none for IPv6): partial sums here, finished in the e1 cycle (ip_words_sum)
   logic [30*16-1:0]         x_ipw;   // word j in bits [16j+15:16j]
   logic [29:0]              x_ipsel;
+  logic [4*19-1:0]          x_ipps;  // partial sums of words 8i .. 8i + 7 (ip_part_sums)
   logic                     x_done;      // Ethernet / IP checks decided the kind
   logic                     x_port_ok;   // UDP destination port 4791
   logic                     x_op_valid;  // BTH opcode defined
@@ -462,11 +474,12 @@ module roce_parse
     ext.ip_hdr_len = hl[7:0];
     ext.ip_end     = ip_end[15:0];
     ext.ip_len     = ext.ipv6 ? vbe16(l3, 4) : vbe16(l3, 2);
-    ext.ip_sum     = 16'h0;  // in the next cycle (e1), from x_ipw / x_ipsel
+    ext.ip_sum     = 16'h0;  // in the next cycle (e1), from x_ipps
     for (int j = 0; j < 30; j++) begin
       x_ipw[16*j +: 16] = vbe16(l3, 32'(2 * j));
       x_ipsel[j] = !ext.ipv6 && j != 1 && j != 5 && 17'(2 * j) < hl;
     end
+    x_ipps = ip_part_sums(x_ipsel, x_ipw);
     // dest_gid: GID byte 0 (first address byte on the wire) in bits [127:120].
     for (int i = 0; i < 16; i++) begin
       if (ext.ipv6)   ext.dest_gid[127 - 8*i -: 8] = vb(l3, 24 + i);
@@ -544,21 +557,18 @@ module roce_parse
   logic                  e1_hdr_q;
   logic                  e1_eof_q;
   roce_parse_pkg::roce_desc_t            e1_desc_q;
-  logic [30*16-1:0]                      e1_ipw_q;
-  logic [29:0]                           e1_ipsel_q;
+  logic [4*19-1:0]                       e1_ipps_q;
   logic                                  e1_done_q;
   logic                                  e1_port_ok_q;
   logic                                  e1_op_valid_q;
 
-  // RFC 1071 sum of the selected words (28 at most: < 2^21) as a balanced tree of additions,
-  // then two end-around carry folds.
-  function automatic logic [15:0] ip_words_sum(logic [29:0] sel, logic [30*16-1:0] w);
-    logic [20:0] v [64];
+  // RFC 1071 sum of the selected words (28 at most: < 2^21): the extraction cycle adds them in
+  // four balanced trees of 8 (3 levels, 19-bit sums), e1 adds the four and folds the carries
+  // twice (end-around carry).
+  function automatic logic [15:0] ip_words_sum(logic [4*19-1:0] ps);
     logic [20:0] t;
-    v[0] = 21'h0;
-    for (int i = 0; i < 32; i++) v[32 + i] = (i < 30 && sel[i]) ? {5'h0, w[16*i +: 16]} : 21'h0;
-    for (int i = 31; i >= 1; i--) v[i] = v[2*i] + v[2*i + 1];
-    t = {5'h0, v[1][15:0]} + {16'h0, v[1][20:16]};
+    t = (21'(ps[0 +: 19]) + 21'(ps[19 +: 19])) + (21'(ps[38 +: 19]) + 21'(ps[57 +: 19]));
+    t = {5'h0, t[15:0]} + {16'h0, t[20:16]};
     t = {5'h0, t[15:0]} + {16'h0, t[20:16]};
     ip_words_sum = t[15:0];
   endfunction
@@ -636,7 +646,7 @@ module roce_parse
 
   always_comb begin
     desc_d         = e1_done_q ? e1_desc_q : late_class(e1_desc_q, e1_port_ok_q, e1_op_valid_q);
-    desc_d.ip_sum  = ip_words_sum(e1_ipsel_q, e1_ipw_q);
+    desc_d.ip_sum  = ip_words_sum(e1_ipps_q);
     desc_d.icrc    = icrc;
     desc_d.icrc_ok = e1_eof_q && (icrc == icrc_stored);
   end
@@ -644,8 +654,7 @@ module roce_parse
   always_ff @(posedge clk_i) begin
     if (ev_valid_q) begin
       e1_desc_q     <= ext;
-      e1_ipw_q      <= x_ipw;
-      e1_ipsel_q    <= x_ipsel;
+      e1_ipps_q     <= x_ipps;
       e1_done_q     <= x_done;
       e1_port_ok_q  <= x_port_ok;
       e1_op_valid_q <= x_op_valid;

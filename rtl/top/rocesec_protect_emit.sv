@@ -170,6 +170,14 @@ module rocesec_protect_emit
     if (job_fire) jt_nw_q[wr_ptr_q] <= {nw_of(job_i) - 16'd1, nw_of(job_i)};
   end
 
+  // The ciphertext range of each job in output coordinates, {E + 8, P + 8} (the SecHdr moves
+  // the payload by 8), for the GHASH feed's comparisons: no adder behind the job-table read.
+  (* ram_style = "distributed" *)
+  logic [33:0] jt_crange_q [NumJobs];
+  always_ff @(posedge clk_i) begin
+    if (job_fire) jt_crange_q[wr_ptr_q] <= {{1'b0, job_i.eoff} + 17'd8, {9'h0, job_i.poff} + 17'd8};
+  end
+
   // The frame's GHASH (written by G's hash output): a RAM without reset too, read by S3 only
   // with its valid bit.
   always_ff @(posedge clk_i) begin
@@ -556,8 +564,8 @@ module rocesec_protect_emit
     .cur_ip_off_i  (g_job.ip_off),
     .cur_udp_off_i (g_job.udp_off),
     .cur_bth_off_i (g_job.bth_off),
-    .cur_cstart_i  ({9'h0, g_job.poff} + 17'd8),
-    .cur_cend_i    ({1'b0, g_job.eoff} + 17'd8),
+    .cur_cstart_i  (jt_crange_q[g_cur][16:0]),
+    .cur_cend_i    (jt_crange_q[g_cur][33:17]),
     .h_slot_o      (h_slot),
     .h_i           (jt_kh_q[h_slot][127:0]),
     .out_valid_o   (g_valid),
