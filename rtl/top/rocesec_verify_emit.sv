@@ -190,6 +190,21 @@ module rocesec_verify_emit
     if (job_fire) jt_nw_q[wr_ptr_q] <= {nw_of(job_i) - 16'd1, nw_of(job_i)};
   end
 
+  // S1 step at which the job's keystream starts: NPrev + the output beat of P - 8 (ksn_of), and
+  // whether that is the first step, for S1's registered sp_ks_on_q.
+  /* verilator lint_off UNUSEDSIGNAL */
+  function automatic logic [12:0] ksn_of(rocesec_pkg::job_t j);  // reads j.poff only
+    logic [16:0] ps;
+    ps     = {9'h0, j.poff} - 17'd8;
+    ksn_of = 13'(NPrev) + {1'b0, 12'(ps >> LB)};
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
+  (* ram_style = "distributed" *)
+  logic [13:0] jt_ksn_q [NumJobs];  // {ksn <= 1, ksn}
+  always_ff @(posedge clk_i) begin
+    if (job_fire) jt_ksn_q[wr_ptr_q] <= {ksn_of(job_i) <= 13'd1, ksn_of(job_i)};
+  end
+
   // The frame's GHASH (written by G's hash output) and its received ICV (bytes [E, E + 16) of
   // the input, merged in as beats leave G): RAMs without reset too. The hash is read only with
   // its valid bit, the ICV only when the frame had all 16 bytes (so every byte was written).
@@ -506,6 +521,7 @@ module rocesec_verify_emit
   rocesec_pkg::job_t sp_job;
   /* verilator lint_on UNUSEDSIGNAL */
   logic [12:0]  sp_n_q;             // steps (input beats consumed, incl. zero steps)
+  logic         sp_ks_on_q;         // sp_n_q >= ksn of the frame: its beats take keystream
   logic         sp_in_done_q;
   logic [15:0]  sp_in_len_q;
   logic [KW-1:0] sp_prev_q [NPrev]; // input beats n-1 .. n-NPrev
@@ -540,11 +556,9 @@ module rocesec_verify_emit
     logic [16:0]  pstart;
     logic signed [17:0] olen;
     logic signed [17:0] obase;
-    logic [11:0]  pbeat;
     logic         need_ks;
     logic [LB-1:0] c;
     logic [2*KW-1:0] ksw;    // {ks_cur, ks_prev}, little-endian keystream bytes
-    logic signed [13:0] mk;
     logic [7:0]   b;
     logic [15:0]  len_now;
     logic         have_in;
@@ -579,10 +593,9 @@ module rocesec_verify_emit
     crc_end  = {1'b0, sp_job.eoff} - 17'd4;
     pstart   = {9'h0, sp_job.poff} - 17'd8;
     c        = pstart[LB-1:0];
-    pbeat    = 12'(pstart >> LB);
-    mk       = $signed({2'b00, sp_m}) - $signed({2'b00, pbeat});
-    // output beats m - pbeat = 0, 1, .. pop keystream words until the job's nw are used
-    need_ks  = (sp_n_q >= 13'(NPrev)) && (mk >= 0) && sp_ks_left_nz;
+    // output beats from P - 8 on (steps n >= ksn, sp_ks_on_q) pop keystream words until the
+    // job's nw are used
+    need_ks  = sp_ks_on_q && sp_ks_left_nz;
     for (int j = 0; j < B; j++) begin  // little-endian view: keystream byte order b0, b1, ..
       ksw[8*j +: 8]       = sp_ks_prev_q[128*(j/16) + 127 - 8*(j%16) -: 8];
       ksw[8*(j + B) +: 8] = ks_head[128*(j/16) + 127 - 8*(j%16) -: 8];
@@ -669,6 +682,7 @@ module rocesec_verify_emit
       sp_active_q  <= 1'b0;
       sp_slot_q    <= '0;
       sp_n_q       <= '0;
+      sp_ks_on_q   <= 1'b0;
       sp_in_done_q <= 1'b0;
       sp_in_len_q  <= '0;
       for (int j = 0; j < NPrev; j++) sp_prev_q[j] <= '0;
@@ -692,6 +706,9 @@ module rocesec_verify_emit
           sp_slot_q    <= d_slot;
         end
         sp_n_q     <= sp_n_q + 13'd1;
+        // n + 1 reaches ksn (from idle n + 1 = 1: the new job's ksn <= 1)
+        if (!sp_active_q) sp_ks_on_q <= jt_ksn_q[d_slot][13];
+        else              sp_ks_on_q <= sp_ks_on_q || (sp_n_q + 13'd1 == jt_ksn_q[sp_slot_q][12:0]);
         for (int j = NPrev - 1; j > 0; j--) sp_prev_q[j] <= sp_prev_q[j-1];
         sp_prev_q[0] <= sp_in_done_q ? '0 : d_data;
         if (sp_ks_pop) begin
@@ -705,6 +722,7 @@ module rocesec_verify_emit
         end
         if (sp_emit && sp_last) begin
           sp_n_q       <= '0;
+          sp_ks_on_q   <= 1'b0;
           sp_in_done_q <= 1'b0;
           sp_in_len_q  <= '0;
           for (int j = 0; j < NPrev; j++) sp_prev_q[j] <= '0;
@@ -714,6 +732,7 @@ module rocesec_verify_emit
           end else if (sp_chain) begin
             sp_slot_q    <= d_slot;
             sp_n_q       <= 13'd1;
+            sp_ks_on_q   <= jt_ksn_q[d_slot][13];
             sp_prev_q[0] <= d_data;
             sp_in_len_q  <= 16'(popcount(d_keep));
             sp_in_done_q <= d_last;
