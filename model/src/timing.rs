@@ -268,7 +268,7 @@ pub struct CryptoParams {
 }
 
 /// Stage `emit`: `rtl/top/rocesec_protect_emit.sv` (S1 splice, S2 GHASH feed, delay FIFO,
-/// S3 ICV, S4 ICRC and verdict, S5 output register).
+/// S3 ICV, S4a ICRC input, S4 ICRC patch and verdict, S5 output register).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EmitParams {
     /// Frames in flight between the key stage and the output (job table, `NumJobs` = 8): a
@@ -920,6 +920,9 @@ struct Emit {
     gq: VecDeque<(usize, bool)>,
     dq: VecDeque<Beat>,
     s3: Option<Beat>,
+    /// `rocesec_icrc_patch` stage A: the beat feeds the ICRC.
+    s4a: Option<Beat>,
+    /// `rocesec_icrc_patch` stage P: ICRC patch; the last beat waits for its verdict.
     s4: Option<Beat>,
     s5: Option<Beat>,
 }
@@ -975,6 +978,7 @@ pub fn predict(
         gq: VecDeque::new(),
         dq: VecDeque::new(),
         s3: None,
+        s4a: None,
         s4: None,
         s5: None,
     };
@@ -1013,13 +1017,17 @@ pub fn predict(
                 }
             }
         }
+        // ---- S4a: the ICRC input register (the patch uses the CRC state a cycle later) ----
+        if emit.s4.is_none() {
+            emit.s4 = emit.s4a.take();
+        }
         // ---- S3: beats overlapping the ICV wait for GHASH and E_K(J0) ----
         if let Some(b) = emit.s3 {
             let icv = plans[b.f]
                 .icv_beats
                 .is_some_and(|(a, z)| b.k >= a && b.k <= z);
-            if emit.s4.is_none() && (!icv || (hash_vis[b.f] <= c && ekj0_vis[b.f] <= c)) {
-                emit.s4 = emit.s3.take();
+            if emit.s4a.is_none() && (!icv || (hash_vis[b.f] <= c && ekj0_vis[b.f] <= c)) {
+                emit.s4a = emit.s3.take();
             }
         }
         if emit.s3.is_none() {

@@ -22,7 +22,7 @@
 //! decision) → key stage J (`StKey`, `StJob`: waits for a job-table slot and verdict-queue
 //! room) → job table → G (input walker +
 //! GHASH feed, one block per cycle) → delay FIFO → S1 (strip/splice, 2 priming steps, keystream)
-//! → S1 register → S4 (ICRC patch; the last beat waits for the final verdict) → S5 output frame
+//! → S1 register → S4a (ICRC input) → S4 (ICRC patch; the last beat waits for the final verdict) → S5 output frame
 //! FIFO (cut-through: committed as written; store-and-forward: committed at a good last beat,
 //! rewound at a bad one) → output register. The verdict of the verdict-queue head is taken once
 //! its final descriptor and its authentication result (frame through G, E_K(J0), hash) are in.
@@ -504,6 +504,8 @@ struct Emit {
     sp_ks_used: usize,
     sp_drain: usize,
     s1: Option<Beat>,
+    /// `rocesec_icrc_patch` stage A (the beat feeds the ICRC).
+    s4a: Option<Beat>,
     s4: Option<Beat>,
     /// Output frame FIFO: beats written and not read; the first `fo_committed` are readable.
     fo: VecDeque<Beat>,
@@ -576,6 +578,7 @@ pub fn predict(
         sp_ks_used: 0,
         sp_drain: 0,
         s1: None,
+        s4a: None,
         s4: None,
         fo: VecDeque::new(),
         fo_committed: 0,
@@ -656,9 +659,13 @@ pub fn predict(
                 }
             }
         }
-        let s1_ready = emit.s4.is_none();
+        // S4a: the ICRC input register of `rocesec_icrc_patch` (the patch a cycle later)
+        if emit.s4.is_none() {
+            emit.s4 = emit.s4a.take();
+        }
+        let s1_ready = emit.s4a.is_none();
         if s1_ready {
-            emit.s4 = emit.s1.take();
+            emit.s4a = emit.s1.take();
         }
 
         // ---- S1 strip/splice ----

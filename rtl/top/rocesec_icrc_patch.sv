@@ -9,16 +9,22 @@
 // -----------
 // Beats are B = 16·LANES bytes, byte i in bits [8i+7:8i], in_k_i = beat index in the frame. The layout of
 // the entering beat's frame (in_ipv6_i, in_*_off_i, in_icrc_off_i = offset of the ICRC field in
-// the outgoing frame) drives the CRC; for the registered beat (cur_slot_o) the caller returns
-// cur_patch_i (the frame is rewritten: patch its ICRC), cur_icrc_off_i and cur_done_i (its final
-// verdict is known). The ICRC is stored little-endian (crc32fast order) and, 4-aligned, never
-// straddles a beat.
+// the outgoing frame) drives the CRC; for the beat in the patch register (cur_slot_o) the caller
+// returns cur_patch_i (the frame is rewritten: patch its ICRC), cur_icrc_off_i and cur_done_i
+// (its final verdict is known). The ICRC is stored little-endian (crc32fast order) and,
+// 4-aligned, never straddles a beat.
 //
 // Timing
 // ------
-// One register stage; roce_parse_icrc's combinational icrc_now_o includes the registered beat,
-// so the patch costs no extra cycle. out_valid_o (registered beat, not a last beat waiting for
-// its verdict) does not depend on out_ready_i.
+// Two register stages: A (the beat enters roce_parse_icrc with it) and P (patch). When a beat
+// moves from A to P the CRC state register already includes it, so P patches from
+// roce_parse_icrc's registered state (icrc_o: the trailing-zero undo after the state register)
+// in its first cycle and from a copy (crc_q) if it has to wait, never from the combinational
+// icrc_now_o (beat register -> CRC step -> undo -> patch was the emit's critical path).
+// The state stays valid through P's first cycle: the next covered beat enters A at the earliest
+// in that cycle and reaches the state one edge later. Latency 2 cycles, one beat per cycle.
+// out_valid_o (registered beat, not a last beat waiting for its verdict) does not depend on
+// out_ready_i.
 
 `resetall
 `default_nettype none
@@ -63,7 +69,18 @@ module rocesec_icrc_patch
   localparam int unsigned B  = 16 * LANES;  // bytes per beat
   localparam int unsigned LB = $clog2(B);
 
+  // stage A: the beat feeds the CRC
+  logic             a_valid_q;
+  logic [128*LANES-1:0] a_data_q;
+  logic [16*LANES-1:0]  a_keep_q;
+  logic             a_last_q;
+  logic [SlotW-1:0] a_slot_q;
+  logic [11:0]      a_k_q;
+  logic             a_ready;
+  // stage P: the patch
   logic             s_valid_q;
+  logic             s_fresh_q;   // first cycle in P: icrc_o is this beat's CRC
+  logic [31:0]      crc_q;       // icrc_o of that cycle
   logic [128*LANES-1:0] s_data_q;
   logic [16*LANES-1:0]  s_keep_q;
   logic             s_last_q;
@@ -71,8 +88,9 @@ module rocesec_icrc_patch
   logic [11:0]      s_k_q;
   logic             s_go, s_ready;
   logic [31:0]      crc;
+  logic [31:0]      crc_reg;
   logic [31:0]      unused_crc_stored;
-  logic [31:0]      unused_crc;
+  logic [31:0]      unused_crc_now;
 
   assign cur_slot_o = s_slot_q;
 
@@ -81,7 +99,7 @@ module rocesec_icrc_patch
   ) u_icrc (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
-    .beat_valid_i (in_valid_i && s_ready),
+    .beat_valid_i (in_valid_i && a_ready),
     .beat_data_i  (in_data_i),
     .beat_keep_i  (in_keep_i),
     .beat_base_i  (16'({4'h0, in_k_i} << LB)),
@@ -90,10 +108,12 @@ module rocesec_icrc_patch
     .udp_off_i    (in_udp_off_i),
     .bth_off_i    (in_bth_off_i),
     .icrc_off_i   (in_icrc_off_i),
-    .icrc_o       (unused_crc),
-    .icrc_now_o   (crc),
+    .icrc_o       (crc_reg),
+    .icrc_now_o   (unused_crc_now),
     .stored_o     (unused_crc_stored)
   );
+
+  assign crc = s_fresh_q ? crc_reg : crc_q;
 
   always_comb begin
     logic [17:0]  d;
@@ -112,30 +132,43 @@ module rocesec_icrc_patch
   assign out_valid_o = s_valid_q && (!s_last_q || cur_done_i);
   assign s_go        = out_valid_o && out_ready_i;
   assign s_ready     = !s_valid_q || s_go;
-  assign in_ready_o  = s_ready;
+  assign a_ready     = !a_valid_q || s_ready;
+  assign in_ready_o  = a_ready;
   assign out_keep_o  = s_keep_q;
   assign out_last_o  = s_last_q;
   assign out_slot_o  = s_slot_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
+      a_valid_q <= 1'b0;
       s_valid_q <= 1'b0;
-    end else if (s_ready) begin
-      s_valid_q <= in_valid_i;
+      s_fresh_q <= 1'b0;
+    end else begin
+      if (a_ready) a_valid_q <= in_valid_i;
+      if (s_ready) s_valid_q <= a_valid_q;
+      s_fresh_q <= s_ready && a_valid_q;
     end
   end
 
   always_ff @(posedge clk_i) begin
-    if (s_ready && in_valid_i) begin
-      s_data_q <= in_data_i;
-      s_keep_q <= in_keep_i;
-      s_last_q <= in_last_i;
-      s_slot_q <= in_slot_i;
-      s_k_q    <= in_k_i;
+    if (a_ready && in_valid_i) begin
+      a_data_q <= in_data_i;
+      a_keep_q <= in_keep_i;
+      a_last_q <= in_last_i;
+      a_slot_q <= in_slot_i;
+      a_k_q    <= in_k_i;
     end
+    if (s_ready && a_valid_q) begin
+      s_data_q <= a_data_q;
+      s_keep_q <= a_keep_q;
+      s_last_q <= a_last_q;
+      s_slot_q <= a_slot_q;
+      s_k_q    <= a_k_q;
+    end
+    if (s_fresh_q) crc_q <= crc_reg;
   end
 
   logic unused_sig;
-  assign unused_sig = ^{unused_crc, unused_crc_stored};
+  assign unused_sig = ^{unused_crc_now, unused_crc_stored};
 
 endmodule
