@@ -16,7 +16,8 @@
 // The module is a tap: it is always ready and never stalls the stream. The first WinBytes bytes
 // (ceil(HdrBytes / beat) beats: every header byte the descriptor needs, whatever the VLAN and
 // IP option layout) are captured in a window register; fields are extracted from the window
-// with a few byte shifters (by ip_off, udp_off). The ICRC is computed on the fly by
+// with a 3-way choice (IP header, by VLAN count) and a word shifter (UDP header, by a registered
+// offset). The ICRC is computed on the fly by
 // roce_parse_icrc with the layout known from the bytes seen so far.
 //
 // Outputs (roce_parse_pkg::roce_desc_t, see there for fields and codes):
@@ -88,11 +89,6 @@ module roce_parse
 
   function automatic logic is_vlan(logic [15:0] t);
     is_vlan = (t == roce_parse_pkg::EtherTypeVlan) || (t == roce_parse_pkg::EtherTypeQinq);
-  endfunction
-
-  // ViewBytes bytes of the window starting at byte `off`.
-  function automatic logic [8*ViewBytes-1:0] view(logic [8*WinBytes-1:0] w, logic [7:0] off);
-    view = (8*ViewBytes)'(w >> {off, 3'b000});
   endfunction
 
   // ViewBytes bytes of the window from the IP header: ip_off is 14 + 4·vlans (l2_of), so a
