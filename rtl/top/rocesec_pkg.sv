@@ -169,6 +169,21 @@ package rocesec_pkg;
     last_addr = {1'b0, va} + {33'h0, (len == 32'd0) ? 32'd0 : len - 32'd1};
   endfunction
 
+  // Keystream of a job (AES-CTR, SP 800-38D §6.5): AES blocks over the payload [P, E) in AEAD
+  // mode, else 0 (job_nks); the same in words of `lanes` blocks, rounded up (job_nw). Shared by
+  // both emit stages and their CTR generators.
+  /* verilator lint_off UNUSEDSIGNAL */
+  function automatic logic [15:0] job_nks(job_t j);  // reads protect, mode, poff, eoff
+    logic [15:0] pl;
+    pl      = j.eoff - {8'h0, j.poff};
+    job_nks = (j.protect && j.mode == ModeAead) ? ((pl + 16'd15) >> 4) : 16'd0;
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  function automatic logic [15:0] job_nw(job_t j, int unsigned lanes);
+    job_nw = 16'((32'(job_nks(j)) + 32'(lanes) - 32'd1) / 32'(lanes));
+  endfunction
+
   // Identity of a derived key (model/src/keys.rs KeyRef with its PD and epoch).
   typedef struct packed {
     logic [1:0]   typ;

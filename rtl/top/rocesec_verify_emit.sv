@@ -98,18 +98,6 @@ module rocesec_verify_emit
 
   typedef logic [SlotW-1:0] slot_t;
 
-  // job_t values below are read field by field: unused fields are expected.
-  /* verilator lint_off UNUSEDSIGNAL */
-  function automatic logic [15:0] nks_of(rocesec_pkg::job_t j);  // keystream blocks of a job
-    logic [15:0] pl;
-    pl = j.eoff - {8'h0, j.poff};
-    nks_of = (j.protect && j.mode == rocesec_pkg::ModeAead) ? ((pl + 16'd15) >> 4) : 16'd0;
-  endfunction
-  function automatic logic [15:0] nw_of(rocesec_pkg::job_t j);  // keystream words of a job
-    nw_of = 16'((32'(nks_of(j)) + 32'(LANES) - 32'd1) / 32'(LANES));
-  endfunction
-  /* verilator lint_on UNUSEDSIGNAL */
-
   ///////////////
   // Job table //
   ///////////////
@@ -182,12 +170,14 @@ module rocesec_verify_emit
     if (job_fire) jt_q[wr_ptr_q] <= job_nokey;
   end
 
-  // Keystream words of each job, {nw - 1, nw} (nw_of), computed once when the job is written
-  // so that S1's accounting reads a number instead of doing arithmetic on the job.
+  // Keystream words of each job, {nw - 1, nw} (rocesec_pkg::job_nw), computed once when the
+  // job is written so that S1's accounting reads a number instead of doing arithmetic on it.
   (* ram_style = "distributed" *)
   logic [31:0] jt_nw_q [NumJobs];
+  logic [15:0] job_nw;
+  assign job_nw = rocesec_pkg::job_nw(job_i, LANES);
   always_ff @(posedge clk_i) begin
-    if (job_fire) jt_nw_q[wr_ptr_q] <= {nw_of(job_i) - 16'd1, nw_of(job_i)};
+    if (job_fire) jt_nw_q[wr_ptr_q] <= {job_nw - 16'd1, job_nw};
   end
 
   // S1 step at which the job's keystream starts: NPrev + the output beat of P - 8 (ksn_of), and
@@ -294,7 +284,7 @@ module rocesec_verify_emit
     .job_active_i (ctr_job.protect),
     .job_key_i    (ctr_job.key),
     .job_iv_i     (ctr_job.iv),
-    .job_nks_i    (nks_of(ctr_job)),
+    .job_nks_i    (rocesec_pkg::job_nks(ctr_job)),
     .ekj0_valid_o (ekj0_we),
     .ekj0_slot_o  (ekj0_slot),
     .ekj0_data_o  (ekj0_data),
