@@ -167,6 +167,14 @@ const MODELS: &[Model] = &[
         trace: false,
     },
     Model {
+        name: "common_skid",
+        module: "common_skid",
+        filelist: "common/common_skid.f",
+        params: &[("Width", "16")],
+        defines: &[],
+        trace: false,
+    },
+    Model {
         name: "rocesec_ctr_1",
         module: "rocesec_ctr",
         filelist: "top/rocesec_ctr.f",

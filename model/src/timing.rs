@@ -913,6 +913,9 @@ struct Emit {
     /// Keystream blocks still to drain for the frame that just left S1 (`sp_drain_q`).
     sp_drain: usize,
     s1: Option<Beat>,
+    /// `common_skid` between S1 and S2 (`u_s1_skid`): S1 loads when it is empty (registered
+    /// ready); S2 takes from it first.
+    skid: Option<Beat>,
     s2: Option<(Beat, u32)>,
     /// Frame whose length block is pending in `rocesec_ghash_feed` (`len_pend_q`).
     len_pend: Option<usize>,
@@ -973,6 +976,7 @@ pub fn predict(
         sp_k: 0,
         sp_drain: 0,
         s1: None,
+        skid: None,
         s2: None,
         len_pend: None,
         gq: VecDeque::new(),
@@ -1067,12 +1071,16 @@ pub fn predict(
                 emit.s2 = None;
             }
         }
-        let s1_ready = emit.s2.is_none();
-        if s1_ready {
+        // ---- skid: S2 takes the buffered beat first; S1's beat falls through or is buffered ----
+        let s1_ready = emit.skid.is_none();
+        if emit.s2.is_none() {
             emit.s2 = emit
-                .s1
+                .skid
                 .take()
+                .or_else(|| emit.s1.take())
                 .map(|b| (b, plans[b.f].feeds.get(b.k).copied().unwrap_or(0)));
+        } else if s1_ready {
+            emit.skid = emit.s1.take();
         }
         // ---- S1 splice ----
         let mut ks_pop = false;

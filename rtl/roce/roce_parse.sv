@@ -289,7 +289,6 @@ module roce_parse
 
   logic [31:0] icrc;
   logic [31:0] icrc_stored;
-  logic [31:0] unused_icrc_now;
   logic [15:0] beat_base;
 
   assign beat_base = beat_idx_q * 16'(BeatBytes);  // < 2^16 by the saturation of beat_idx_q
@@ -309,7 +308,6 @@ module roce_parse
     .bth_off_i    (c_bth_off),
     .icrc_off_i   (c_icrc_off),
     .icrc_o       (icrc),
-    .icrc_now_o   (unused_icrc_now),
     .stored_o     (icrc_stored)
   );
 
@@ -665,6 +663,6 @@ module roce_parse
   ////////////
 
   logic unused_sig;
-  assign unused_sig = ^{c_l2.vlans, c_vihl[7:4], ext_unused_frag, unused_icrc_now};
+  assign unused_sig = ^{c_l2.vlans, c_vihl[7:4], ext_unused_frag};
 
 endmodule

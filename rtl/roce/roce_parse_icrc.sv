@@ -23,8 +23,10 @@
 // the state after the 0xFF prefix; excluded trailing bytes are zeroed and their effect undone
 // by the inverse zero-byte step. So one BeatBytes-wide CRC network serves every beat.
 //
-// Timing: beat sampled at edge T, state (icrc_o, stored_o) updated at T+1; icrc_now_o already
-// includes it between T and T+1.
+// Timing: beat sampled at edge T, state (icrc_o, stored_o) updated at T+1, icrc_o from the
+// state register. (Until session 14 a combinational icrc_now_o also gave the CRC including the
+// beat of the last edge; neither top used it any more, and with the hierarchy kept for
+// synthesis its second copy of the trailing-zero undo cost about 1k LUT4 per instance.)
 //
 // The state register loops through one beat step only (start choice, A c ^ B d): the
 // pre-loaded state is registered with the beat (s1_init_q), and the trailing-zero undo is
@@ -56,8 +58,6 @@ module roce_parse_icrc #(
 
   // Result
   output logic      [31:0]           icrc_o,        // CRC over the bytes so far (final value)
-  output logic      [31:0]           icrc_now_o,    // same, including a beat sampled at the
-                                                    // last edge (combinational, no wait)
   output logic      [31:0]           stored_o       // ICRC bytes of the frame, little-endian
 );
 
@@ -319,8 +319,7 @@ module roce_parse_icrc #(
 
   // (in always_comb: Yosys 0.70 infers latches for a function's loop variables in an assign)
   always_comb begin
-    icrc_o     = ~unzero_fast(state_q, trail_q);
-    icrc_now_o = (s1_valid_q && s1_any_q) ? ~unzero_fast(state_d, s1_trail_q) : icrc_o;
+    icrc_o = ~unzero_fast(state_q, trail_q);
   end
   assign stored_o = stored_q;
 

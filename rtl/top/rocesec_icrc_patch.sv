@@ -19,8 +19,9 @@
 // Two register stages: A (the beat enters roce_parse_icrc with it) and P (patch). When a beat
 // moves from A to P the CRC state register already includes it, so P patches from
 // roce_parse_icrc's registered state (icrc_o: the trailing-zero undo after the state register)
-// in its first cycle and from a copy (crc_q) if it has to wait, never from the combinational
-// icrc_now_o (beat register -> CRC step -> undo -> patch was the emit's critical path).
+// in its first cycle and from a copy (crc_q) if it has to wait (until session 13 the patch
+// took a combinational CRC: beat register -> CRC step -> undo -> patch was the emit's critical
+// path).
 // The state stays valid through P's first cycle: the next covered beat enters A at the earliest
 // in that cycle and reaches the state one edge later. Latency 2 cycles, one beat per cycle.
 // out_valid_o (registered beat, not a last beat waiting for its verdict) does not depend on
@@ -90,7 +91,6 @@ module rocesec_icrc_patch
   logic [31:0]      crc;
   logic [31:0]      crc_reg;
   logic [31:0]      unused_crc_stored;
-  logic [31:0]      unused_crc_now;
 
   assign cur_slot_o = s_slot_q;
 
@@ -109,7 +109,6 @@ module rocesec_icrc_patch
     .bth_off_i    (in_bth_off_i),
     .icrc_off_i   (in_icrc_off_i),
     .icrc_o       (crc_reg),
-    .icrc_now_o   (unused_crc_now),
     .stored_o     (unused_crc_stored)
   );
 
@@ -169,6 +168,6 @@ module rocesec_icrc_patch
   end
 
   logic unused_sig;
-  assign unused_sig = ^{unused_crc_now, unused_crc_stored};
+  assign unused_sig = ^{unused_crc_stored};
 
 endmodule

@@ -10,6 +10,7 @@ rocesec_pkg.sv
 ../ghash/ghash_core.sv
 ../ghash/ghash_lanes.sv
 ../common/common_fifo_sync.sv
+../common/common_skid.sv
 ../common/common_fifo_ram.sv
 ../roce/roce_parse_icrc.sv
 ../roce/roce_parse.sv

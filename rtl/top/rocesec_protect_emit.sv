@@ -29,12 +29,14 @@
 // Pipeline (valid/ready between stages, each stage one register):
 //   S1 splice: job header bytes, input shifted by 8 / 24 bytes (3-beat input window), keystream
 //      XOR (two keystream blocks rotated by (P + 8) mod 16).
+//   skid (common_skid): S1 loads on a registered ready, one beat of slack before S2.
 //   S2 GHASH feed: one block per cycle into ghash_core; holds the beat while more blocks end in
 //      it (packet boundaries, final partial block, length block).
 //   delay FIFO (DlyBeats): S1/S2 run ahead while S3 waits, hiding the GHASH latency in a stream.
 //   S3 ICV: the beat(s) overlapping [E+8, E+24) wait for the hash and E_K(J0).
-//   S4 ICRC: every beat feeds roce_parse_icrc on entry and is patched with its combinational
-//      result (icrc_now_o) in the same cycle; the last beat waits for the final verdict.
+//   S4 ICRC (rocesec_icrc_patch): stage A feeds the beat to roce_parse_icrc, stage P patches
+//      the ICRC from the registered CRC state a cycle later; the last beat waits for the final
+//      verdict.
 //   S5 output register (m_axis).
 // AES: one aes_cipher_pipe generates E_K(J0) and the keystream per job in order, up to KsDepth
 // blocks ahead (credit counted: in flight + buffered ≤ KsDepth).
@@ -160,6 +162,19 @@ module rocesec_protect_emit
     if (job_fire) jt_nw_q[wr_ptr_q] <= {job_nw - 16'd1, job_nw};
   end
 
+  // Output beat of each job where its keystream starts, {pbeat == 0, pbeat} with pbeat =
+  // (P + 8) / B, for S1's registered "beat index >= pbeat" (sp_ks_on_q): no subtraction of a
+  // job-table read in S1's go decision (session 14).
+  (* ram_style = "distributed" *)
+  logic [12:0] jt_pb_q [NumJobs];
+  logic [16:0] job_pstart;
+  logic [11:0] job_pbeat;
+  assign job_pstart = {9'h0, job_i.poff} + 17'd8;
+  assign job_pbeat  = 12'(job_pstart >> LB);
+  always_ff @(posedge clk_i) begin
+    if (job_fire) jt_pb_q[wr_ptr_q] <= {job_pbeat == 12'd0, job_pbeat};
+  end
+
   // The ciphertext range of each job in output coordinates, {E + 8, P + 8} (the SecHdr moves
   // the payload by 8), for the GHASH feed's comparisons: no adder behind the job-table read.
   (* ram_style = "distributed" *)
@@ -263,6 +278,7 @@ module rocesec_protect_emit
   logic         sp_active_q;        // a frame is being spliced
   rocesec_pkg::job_t         sp_job;
   logic [11:0]  sp_k_q;             // output beat index
+  logic         sp_ks_on_q;         // sp_k_q >= the job's pbeat: its beats take keystream
   logic         sp_in_done_q;       // input tlast consumed
   logic [15:0]  sp_in_len_q;        // input bytes consumed
   logic [KW-1:0] sp_prev_q [NPrev]; // input beats k-1 .. k-NPrev
@@ -324,11 +340,9 @@ module rocesec_protect_emit
     logic [16:0]  pstart;
     logic [16:0]  olen;
     logic         done_now;  // the input's last beat is consumed (or is being consumed)
-    logic [11:0]  pbeat;
     logic         need_ks;
     logic [LB-1:0] c;
     logic [2*KW-1:0] ksw;    // {ks_cur, ks_prev}, little-endian keystream bytes
-    logic signed [13:0] mk;
     logic [7:0]   b;
     logic [2:0]   sd;        // SecHdr byte index
     logic [16:0]  obase;
@@ -359,10 +373,8 @@ module rocesec_protect_emit
     icv_end = {1'b0, sp_job.eoff} + 17'd28;
     pstart  = {9'h0, sp_job.poff} + 17'd8;
     c       = pstart[LB-1:0];
-    pbeat   = 12'(pstart >> LB);
-    mk      = $signed({2'b00, sp_k_q}) - $signed({2'b00, pbeat});
     // beats k - pbeat = 0, 1, .. pop keystream words until the job's nw are used
-    need_ks = (mk >= 0) && sp_ks_left_nz;
+    need_ks = sp_ks_on_q && sp_ks_left_nz;
     for (int j = 0; j < B; j++) begin  // little-endian view: keystream byte order b0, b1, ..
       ksw[8*j +: 8]       = sp_ks_prev_q[128*(j/16) + 127 - 8*(j%16) -: 8];
       ksw[8*(j + B) +: 8] = ks_head[128*(j/16) + 127 - 8*(j%16) -: 8];
@@ -431,6 +443,7 @@ module rocesec_protect_emit
     if (!rst_ni) begin
       sp_active_q  <= 1'b0;
       sp_k_q       <= '0;
+      sp_ks_on_q   <= 1'b0;
       sp_in_done_q <= 1'b0;
       sp_in_len_q  <= '0;
       s1_ptr_q     <= '0;
@@ -445,6 +458,7 @@ module rocesec_protect_emit
           sp_active_q  <= 1'b1;
           {sp_ks_left1_q, sp_ks_left_q} <= jt_nw_q[s1_ptr_q];
           sp_k_q       <= '0;
+          sp_ks_on_q   <= jt_pb_q[s1_ptr_q][12];
           sp_in_done_q <= 1'b0;
           sp_in_len_q  <= '0;
         end
@@ -460,6 +474,7 @@ module rocesec_protect_emit
         end
       end else if (sp_go) begin
         sp_k_q     <= sp_k_q + 12'd1;
+        sp_ks_on_q <= sp_ks_on_q || (sp_k_q + 12'd1 == jt_pb_q[s1_ptr_q][11:0]);
         for (int j = NPrev - 1; j > 0; j--) sp_prev_q[j] <= sp_prev_q[j-1];
         sp_prev_q[0] <= sp_in_done_q ? '0 : in_data_i;
         if (sp_ks_pop) begin
@@ -480,6 +495,7 @@ module rocesec_protect_emit
             s1_ptr_q     <= s1_next;
             {sp_ks_left1_q, sp_ks_left_q} <= jt_nw_q[s1_next];
             sp_k_q       <= '0;
+            sp_ks_on_q   <= jt_pb_q[s1_next][12];
             sp_in_done_q <= 1'b0;
             sp_in_len_q  <= '0;
           end else begin
@@ -527,8 +543,32 @@ module rocesec_protect_emit
   rocesec_pkg::job_t g_job;  // read field by field
   /* verilator lint_on UNUSEDSIGNAL */
 
+  // Skid between S1 and S2 (common_skid): S1 loads on a registered ready, so the feed's
+  // decision whether it holds its beat (comparisons of the job's ranges) does not reach S1's
+  // keystream pop and counters in the same cycle (session 14: the path of the protect emit).
+  localparam int unsigned SkW = KW + B + 1 + SlotW + 12;
+  logic          k_valid;
+  logic [KW-1:0] k_data;
+  logic [B-1:0]  k_keep;
+  logic          k_last;
+  slot_t         k_slot;
+  logic [11:0]   k_k;
+
+  common_skid #(
+    .Width (SkW)
+  ) u_s1_skid (
+    .clk_i     (clk_i),
+    .rst_ni    (rst_ni),
+    .s_valid_i (s1_valid_q),
+    .s_ready_o (s1_ready),
+    .s_data_i  ({s1_data_q, s1_keep_q, s1_last_q, s1_slot_q, s1_k_q}),
+    .m_valid_o (k_valid),
+    .m_ready_i (s2_ready),
+    .m_data_o  ({k_data, k_keep, k_last, k_slot, k_k})
+  );
+
   assign g_job   = jt_q[g_cur];
-  assign s1q_job = jt_q[s1_slot_q];
+  assign s1q_job = jt_q[k_slot];
 
   // Output frame coordinates: AAD from ip_off, ciphertext [P + 8, E + 8).
   // One feed at every LANES (rocesec_ghash_feed_wide delegates to rocesec_ghash_feed at 1).
@@ -539,13 +579,13 @@ module rocesec_protect_emit
   ) u_ghash_feed (
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),
-    .in_valid_i    (s1_valid_q),
+    .in_valid_i    (k_valid),
     .in_ready_o    (s2_ready),
-    .in_data_i     (s1_data_q),
-    .in_keep_i     (s1_keep_q),
-    .in_last_i     (s1_last_q),
-    .in_slot_i     (s1_slot_q),
-    .in_k_i        (s1_k_q),
+    .in_data_i     (k_data),
+    .in_keep_i     (k_keep),
+    .in_last_i     (k_last),
+    .in_slot_i     (k_slot),
+    .in_k_i        (k_k),
     .in_active_i   (s1q_job.protect),
     .in_ip_off_i   (s1q_job.ip_off),
     .cur_slot_o    (g_cur),
@@ -569,8 +609,6 @@ module rocesec_protect_emit
     .hash_slot_o   (hash_slot),
     .hash_o        (hash_data)
   );
-
-  assign s1_ready = s2_ready;
 
   ///////////
   // S3 ICV //

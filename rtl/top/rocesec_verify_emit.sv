@@ -466,15 +466,22 @@ module rocesec_verify_emit
   // Delay FIFO  //
   /////////////////
 
-  localparam int unsigned DqW = KW + B + 1 + SlotW + 12;
+  // Each beat carries, instead of its index, the output length it implies: the input bytes of
+  // its frame up to and with it (gend_len, counted as the beat leaves G) minus 24, so that S1's
+  // last-beat decision compares a FIFO word with a register (session 14: before, S1 counted
+  // the head beat's tkeep and added it to its own count, the verify emit's deepest path).
+  localparam int unsigned DqW = KW + B + 1 + SlotW + 18;
   logic           dq_rvalid, dq_rready;
   logic [DqW-1:0] dq_rdata;
   logic [KW-1:0]  d_data;
   logic [B-1:0]   d_keep;
   logic           d_last;
   slot_t          d_slot;
-  logic [11:0]    unused_d_k;
+  logic signed [17:0] d_olen;       // output bytes of the frame if this beat is its last
+  logic signed [17:0] g_olen;
   logic [$clog2(DlyBeats):0] unused_dq_count;
+
+  assign g_olen = $signed({2'b00, gend_len[15:0]}) - 18'sd24;
 
   common_fifo_sync #(
     .Width (DqW),
@@ -484,14 +491,14 @@ module rocesec_verify_emit
     .rst_ni   (rst_ni),
     .wvalid_i (g_valid),
     .wready_o (dq_wready),
-    .wdata_i  ({g_data, g_keep, g_last, g_slot, g_k}),
+    .wdata_i  ({g_data, g_keep, g_last, g_slot, g_olen}),
     .rvalid_o (dq_rvalid),
     .rready_i (dq_rready),
     .rdata_o  (dq_rdata),
     .count_o  (unused_dq_count)
   );
 
-  assign {d_data, d_keep, d_last, d_slot, unused_d_k} = dq_rdata;
+  assign {d_data, d_keep, d_last, d_slot, d_olen} = dq_rdata;
 
   ///////////////
   // S1 splice //
@@ -513,7 +520,7 @@ module rocesec_verify_emit
   logic [12:0]  sp_n_q;             // steps (input beats consumed, incl. zero steps)
   logic         sp_ks_on_q;         // sp_n_q >= ksn of the frame: its beats take keystream
   logic         sp_in_done_q;
-  logic [15:0]  sp_in_len_q;
+  logic signed [17:0] sp_olen_q;    // d_olen of the frame's last beat taken
   logic [KW-1:0] sp_prev_q [NPrev]; // input beats n-1 .. n-NPrev
   logic [KW-1:0] sp_ks_prev_q;
   logic [15:0]  sp_ks_left_q;       // keystream words of this frame not yet popped
@@ -550,7 +557,6 @@ module rocesec_verify_emit
     logic [LB-1:0] c;
     logic [2*KW-1:0] ksw;    // {ks_cur, ks_prev}, little-endian keystream bytes
     logic [7:0]   b;
-    logic [15:0]  len_now;
     logic         have_in;
     logic         done_now;
     logic [16:0]  ob17;
@@ -590,10 +596,8 @@ module rocesec_verify_emit
       ksw[8*j +: 8]       = sp_ks_prev_q[128*(j/16) + 127 - 8*(j%16) -: 8];
       ksw[8*(j + B) +: 8] = ks_head[128*(j/16) + 127 - 8*(j%16) -: 8];
     end
-    len_now = sp_in_len_q;
-    if (!sp_in_done_q) len_now = len_now + 16'(popcount(d_keep));
     done_now = sp_in_done_q || (have_in && d_last);
-    olen     = $signed({2'b00, len_now}) - 18'sd24;
+    olen     = sp_in_done_q ? sp_olen_q : d_olen;
 
     if (sp_drain_q) begin
       sp_ks_pop = ks_valid;
@@ -674,7 +678,7 @@ module rocesec_verify_emit
       sp_n_q       <= '0;
       sp_ks_on_q   <= 1'b0;
       sp_in_done_q <= 1'b0;
-      sp_in_len_q  <= '0;
+      sp_olen_q    <= '0;
       for (int j = 0; j < NPrev; j++) sp_prev_q[j] <= '0;
       sp_ks_prev_q <= '0;
       sp_ks_left_q  <= '0;
@@ -707,14 +711,13 @@ module rocesec_verify_emit
           sp_ks_left1_q <= sp_ks_left1_q - 16'd1;
         end
         if (sp_take) begin
-          sp_in_len_q <= sp_in_len_q + 16'(popcount(d_keep));
+          sp_olen_q <= d_olen;
           if (d_last) sp_in_done_q <= 1'b1;
         end
         if (sp_emit && sp_last) begin
           sp_n_q       <= '0;
           sp_ks_on_q   <= 1'b0;
           sp_in_done_q <= 1'b0;
-          sp_in_len_q  <= '0;
           for (int j = 0; j < NPrev; j++) sp_prev_q[j] <= '0;
           if (sp_drain_need) begin
             // A frame shorter than its IP length leaves keystream blocks of its job behind.
@@ -724,7 +727,7 @@ module rocesec_verify_emit
             sp_n_q       <= 13'd1;
             sp_ks_on_q   <= jt_ksn_q[d_slot][13];
             sp_prev_q[0] <= d_data;
-            sp_in_len_q  <= 16'(popcount(d_keep));
+            sp_olen_q    <= d_olen;
             sp_in_done_q <= d_last;
             {sp_ks_left1_q, sp_ks_left_q} <= jt_nw_q[d_slot];
           end else begin
@@ -893,6 +896,6 @@ module rocesec_verify_emit
   end
 
   logic unused_sig;
-  assign unused_sig = ^{unused_dq_count, unused_d_k};
+  assign unused_sig = ^{unused_dq_count};
 
 endmodule
