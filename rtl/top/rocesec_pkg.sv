@@ -184,6 +184,15 @@ package rocesec_pkg;
     job_nw = 16'((32'(job_nks(j)) + 32'(lanes) - 32'd1) / 32'(lanes));
   endfunction
 
+  // Bytes of a beat marked by its tkeep (contiguous or not), for beats of up to MaxBeatBytes
+  // bytes (callers with B-byte beats pass their keep zero-extended).
+  function automatic logic [7:0] keep_bytes(logic [MaxBeatBytes-1:0] k);
+    logic [7:0] n;
+    n = '0;
+    for (int i = 0; i < MaxBeatBytes; i++) n = n + 8'(k[i]);
+    keep_bytes = n;
+  endfunction
+
   // Identity of a derived key (model/src/keys.rs KeyRef with its PD and epoch).
   typedef struct packed {
     logic [1:0]   typ;

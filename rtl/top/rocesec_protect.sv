@@ -85,20 +85,39 @@ module rocesec_protect
   logic                 in_valid, in_ready, in_last;
   logic [128*LANES-1:0] in_data;
   logic [16*LANES-1:0]  in_keep;
+  logic [16:0]          in_olen;
   logic [$clog2(FifoBeats):0] unused_fifo_count;
 
+  // Each beat carries the output length its frame has if the beat is the frame's last: the
+  // input bytes up to and with it (counted here, 16 bits as the emit counted them) + 24, so the
+  // emit's last-beat decision compares a FIFO word with a register (session 14: before, the
+  // emit counted the head beat's tkeep and added it to its own count in the decision's cycle).
+  logic [15:0] w_len_q;  // input bytes of the current frame before this beat
+  logic [15:0] w_len;
+  logic [16:0] w_olen;
+  assign w_len  = w_len_q +
+                  16'(rocesec_pkg::keep_bytes(rocesec_pkg::MaxBeatBytes'(s_axis_tkeep_i)));
+  assign w_olen = {1'b0, w_len} + 17'(rocesec_pkg::Overhead);
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      w_len_q <= '0;
+    end else if (fire) begin
+      w_len_q <= s_axis_tlast_i ? 16'd0 : w_len;
+    end
+  end
+
   common_fifo_ram #(  // block RAM, same cycle behaviour as common_fifo_sync
-    .Width (144 * LANES + 1),
+    .Width (144 * LANES + 18),
     .Depth (FifoBeats)
   ) u_pkt_fifo (
     .clk_i    (clk_i),
     .rst_ni   (rst_ni),
     .wvalid_i (fire),
     .wready_o (fifo_wready),
-    .wdata_i  ({s_axis_tlast_i, s_axis_tkeep_i, s_axis_tdata_i}),
+    .wdata_i  ({w_olen, s_axis_tlast_i, s_axis_tkeep_i, s_axis_tdata_i}),
     .rvalid_o (in_valid),
     .rready_i (in_ready),
-    .rdata_o  ({in_last, in_keep, in_data}),
+    .rdata_o  ({in_olen, in_last, in_keep, in_data}),
     .count_o  (unused_fifo_count)
   );
 
@@ -238,6 +257,7 @@ module rocesec_protect
     .in_data_i       (in_data),
     .in_keep_i       (in_keep),
     .in_last_i       (in_last),
+    .in_olen_i       (in_olen),
     .m_axis_tdata_o  (m_axis_tdata_o),
     .m_axis_tkeep_o  (m_axis_tkeep_o),
     .m_axis_tlast_o  (m_axis_tlast_o),

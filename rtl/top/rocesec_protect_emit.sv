@@ -70,6 +70,7 @@ module rocesec_protect_emit
   input  wire logic [128*LANES-1:0] in_data_i,
   input  wire logic [16*LANES-1:0]  in_keep_i,
   input  wire logic          in_last_i,
+  input  wire logic [16:0]   in_olen_i,   // output length if this beat is its frame's last
 
   // AXI4-Stream output
   output logic [128*LANES-1:0] m_axis_tdata_o,
@@ -280,7 +281,7 @@ module rocesec_protect_emit
   logic [11:0]  sp_k_q;             // output beat index
   logic         sp_ks_on_q;         // sp_k_q >= the job's pbeat: its beats take keystream
   logic         sp_in_done_q;       // input tlast consumed
-  logic [15:0]  sp_in_len_q;        // input bytes consumed
+  logic [16:0]  sp_olen_q;          // in_olen_i of the frame's last input beat taken
   logic [KW-1:0] sp_prev_q [NPrev]; // input beats k-1 .. k-NPrev
   logic [KW-1:0] sp_ks_prev_q;
   logic [15:0]  sp_ks_left_q;       // keystream words of this frame not yet popped
@@ -298,13 +299,6 @@ module rocesec_protect_emit
   assign sp_job = jt_q[s1_ptr_q];
   assign sp_ks_left_nz  = (sp_ks_left_q != '0);
   assign sp_ks_left_gt1 = sp_ks_left_nz && (sp_ks_left1_q != '0);
-
-  function automatic logic [LB:0] popcount(logic [B-1:0] k);
-    logic [LB:0] n;
-    n = '0;
-    for (int i = 0; i < B; i++) n = n + (LB+1)'(k[i]);
-    popcount = n;
-  endfunction
 
   // S1 may start the job in slot s1_ptr_q once written.
   logic s1_started_q [NumJobs];
@@ -382,8 +376,7 @@ module rocesec_protect_emit
     // output length: the input bytes so far (with this beat's) + SecHdr + ICV; with beats of
     // more than 24 bytes the output can end in the beat that takes the input's last beat
     done_now = sp_in_done_q || in_last_i;
-    olen     = (sp_in_done_q ? {1'b0, sp_in_len_q} : {1'b0, sp_in_len_q} + 17'(popcount(in_keep_i)))
-               + 17'(rocesec_pkg::Overhead);
+    olen     = sp_in_done_q ? sp_olen_q : in_olen_i;
 
     if (sp_drain_q) begin
       sp_ks_pop = ks_valid;
@@ -445,7 +438,7 @@ module rocesec_protect_emit
       sp_k_q       <= '0;
       sp_ks_on_q   <= 1'b0;
       sp_in_done_q <= 1'b0;
-      sp_in_len_q  <= '0;
+      sp_olen_q    <= '0;
       s1_ptr_q     <= '0;
       for (int j = 0; j < NPrev; j++) sp_prev_q[j] <= '0;
       sp_ks_prev_q <= '0;
@@ -460,7 +453,7 @@ module rocesec_protect_emit
           sp_k_q       <= '0;
           sp_ks_on_q   <= jt_pb_q[s1_ptr_q][12];
           sp_in_done_q <= 1'b0;
-          sp_in_len_q  <= '0;
+          sp_olen_q    <= '0;
         end
       end else if (sp_drain_q) begin
         if (ks_valid) begin
@@ -483,7 +476,7 @@ module rocesec_protect_emit
           sp_ks_left1_q <= sp_ks_left1_q - 16'd1;
         end
         if (sp_take) begin
-          sp_in_len_q <= sp_in_len_q + 16'(popcount(in_keep_i));
+          sp_olen_q <= in_olen_i;
           if (in_last_i) sp_in_done_q <= 1'b1;
         end
         if (sp_last) begin
@@ -497,7 +490,7 @@ module rocesec_protect_emit
             sp_k_q       <= '0;
             sp_ks_on_q   <= jt_pb_q[s1_next][12];
             sp_in_done_q <= 1'b0;
-            sp_in_len_q  <= '0;
+            sp_olen_q    <= '0;
           end else begin
             sp_active_q <= 1'b0;
             s1_ptr_q    <= s1_ptr_q + 1'b1;

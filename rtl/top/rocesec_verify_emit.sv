@@ -249,12 +249,6 @@ module rocesec_verify_emit
   end
 
 
-  function automatic logic [LB:0] popcount(logic [B-1:0] k);
-    logic [LB:0] n;
-    n = '0;
-    for (int i = 0; i < B; i++) n = n + (LB+1)'(k[i]);
-    popcount = n;
-  endfunction
 
   ////////////////////////////////
   // AES: E_K(J0) and keystream //
@@ -387,6 +381,8 @@ module rocesec_verify_emit
 
   // ICV capture (bytes [E, E + 16) of the input) and frame length, as beats leave G.
   logic [16:0] go_len_q;        // bytes of the current frame before this beat
+  logic [7:0]  g_nb;            // bytes of the beat
+  assign g_nb = rocesec_pkg::keep_bytes(rocesec_pkg::MaxBeatBytes'(g_keep));
 
   assign go_job = jt_q[g_slot];
 
@@ -407,14 +403,14 @@ module rocesec_verify_emit
       end
     end
     gend_we  = g_valid && g_last;
-    gend_len = ((g_k == 12'd0) ? 17'd0 : go_len_q) + 17'(popcount(g_keep));
+    gend_len = ((g_k == 12'd0) ? 17'd0 : go_len_q) + 17'(g_nb);
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       go_len_q <= '0;
     end else if (g_valid) begin
-      go_len_q <= g_last ? 17'd0 : ((g_k == 12'd0) ? 17'd0 : go_len_q) + 17'(popcount(g_keep));
+      go_len_q <= g_last ? 17'd0 : ((g_k == 12'd0) ? 17'd0 : go_len_q) + 17'(g_nb);
     end
   end
 
