@@ -59,7 +59,15 @@ fn skid_delivers_every_word_once_in_order_with_a_registered_ready() {
     let mut rng = SplitMix64::new(seed(0x5C1D));
     let mut dut = Skid::new();
     // (offer %, ready %) phases: bursts, stalls, balanced, idle
-    let phases = [(100, 100), (100, 0), (100, 50), (50, 100), (0, 100), (80, 80), (100, 20)];
+    let phases = [
+        (100, 100),
+        (100, 0),
+        (100, 50),
+        (50, 100),
+        (0, 100),
+        (80, 80),
+        (100, 20),
+    ];
     let mut held: Option<u16> = None; // the producer keeps offering a word until it is taken
     let mut buffered: Option<u16> = None; // reference: the word in the buffer
     let mut sent: VecDeque<u16> = VecDeque::new();
@@ -77,7 +85,10 @@ fn skid_delivers_every_word_once_in_order_with_a_registered_ready() {
         assert_eq!(s_ready, buffered.is_none(), "cycle {cycle}: s_ready_o");
         dut.drive(held, !ready);
         let (s_ready2, _, _) = dut.drive(held, ready);
-        assert_eq!(s_ready, s_ready2, "cycle {cycle}: s_ready_o follows m_ready_i");
+        assert_eq!(
+            s_ready, s_ready2,
+            "cycle {cycle}: s_ready_o follows m_ready_i"
+        );
         // the output: the buffered word first, else the input falls through
         let want = buffered.or(held);
         assert_eq!(m_valid, want.is_some(), "cycle {cycle}: m_valid_o");
@@ -107,5 +118,8 @@ fn skid_delivers_every_word_once_in_order_with_a_registered_ready() {
     }
     assert!(sent.len() <= 1, "{} words stuck", sent.len());
     assert!(delivered > 8_000, "only {delivered} words delivered");
-    assert!(fell_through > 1_000 && buffered_n > 1_000, "{fell_through} / {buffered_n}");
+    assert!(
+        fell_through > 1_000 && buffered_n > 1_000,
+        "{fell_through} / {buffered_n}"
+    );
 }
