@@ -16,8 +16,8 @@
 // ------
 // Compared with a direct connection (s_ready_o = m_ready_i), a producer that offers a word in a
 // cycle in which the consumer stalls may offer its next word one cycle earlier; the consumer
-// never sees a word later than it would have. The timing layers model it as one `Option` slot
-// (model/src/timing.rs, `skid`).
+// never sees a word later than it would have. The protect top's timing layer models it as one
+// `Option` slot (model/src/timing.rs, `Emit::skid`).
 
 `resetall
 `default_nettype none
