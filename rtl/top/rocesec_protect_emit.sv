@@ -184,6 +184,22 @@ module rocesec_protect_emit
     if (job_fire) jt_crange_q[wr_ptr_q] <= {{1'b0, job_i.eoff} + 17'd8, {9'h0, job_i.poff} + 17'd8};
   end
 
+  // The ICV beat range of each job, {last, first} = {(I + 15) / B, I / B} with I = E + 8 its
+  // output offset, or the empty {0, 8191} for a frame forwarded unprotected: S3's overlap test
+  // is two comparisons of the beat index with a RAM word (until session 14 it added to the
+  // job-table read and compared 17-bit byte offsets: the emit's critical path, 48.8 MHz).
+  // A beat k overlaps the ICV iff k·B + B > I and k·B < I + 16, i.e. I / B <= k <= (I + 15) / B.
+  (* ram_style = "distributed" *)
+  logic [25:0] jt_irange_q [NumJobs];
+  logic [16:0] job_icv0;
+  assign job_icv0 = {1'b0, job_i.eoff} + 17'd8;
+  always_ff @(posedge clk_i) begin
+    if (job_fire) begin
+      jt_irange_q[wr_ptr_q] <= job_i.protect ? {13'((job_icv0 + 17'd15) >> LB), 13'(job_icv0 >> LB)}
+                                             : {13'd0, 13'h1FFF};
+    end
+  end
+
   // The frame's GHASH (written by G's hash output): a RAM without reset too, read by S3 only
   // with its valid bit.
   always_ff @(posedge clk_i) begin
@@ -634,7 +650,8 @@ module rocesec_protect_emit
     icv0    = {1'b0, s3_job.eoff} + 17'd8;
     icv     = jt_hash_q[s3_slot_q] ^ jt_ekj0_q[s3_slot_q];
     base    = 17'({5'h0, s3_k_q} << LB);
-    overlap = s3_job.protect && (base + 17'(B) > icv0) && (base < icv0 + 17'd16);
+    overlap = ({1'b0, s3_k_q} >= jt_irange_q[s3_slot_q][12:0]) &&
+              ({1'b0, s3_k_q} <= jt_irange_q[s3_slot_q][25:13]);
     // lanes [icv0, icv0 + 16) of the beat; ICV byte o - icv0 = (i - d) mod 16
     d       = rocesec_pkg::lane_rel(icv0, base);
     m_in    = B'(rocesec_pkg::lanes_ge(d) & ~rocesec_pkg::lanes_ge(d + 18'd16));
@@ -706,6 +723,16 @@ module rocesec_protect_emit
   assign s4_job    = jt_q[s4_cur];
   assign s3_in_job = jt_q[s3_slot_q];
 
+  // The done bits after this edge (the D of jt_done_v_q below: the verdict's set wins over a
+  // new job's clear), for the patch's registered verdict wait.
+  logic [NumJobs-1:0] jt_done_nx;
+  always_comb begin
+    for (int j = 0; j < NumJobs; j++) begin
+      jt_done_nx[j] = (done_valid_i && fin_ptr_q == SlotW'(j)) ||
+                      (jt_done_v_q[j] && !(job_fire && wr_ptr_q == SlotW'(j)));
+    end
+  end
+
   rocesec_icrc_patch #(
     .LANES (LANES),
     .SlotW (SlotW)
@@ -727,7 +754,7 @@ module rocesec_protect_emit
     .cur_slot_o     (s4_cur),
     .cur_patch_i    (s4_job.protect),
     .cur_icrc_off_i (s4_job.eoff + 16'd24),
-    .cur_done_i     (jt_done_v_q[s4_cur]),
+    .done_next_i    (jt_done_nx),
     .out_valid_o    (s4_valid),
     .out_ready_i    (s5_ready),
     .out_data_o     (s4_out),

@@ -774,6 +774,16 @@ module rocesec_verify_emit
   assign s4_job  = jt_q[s4_cur];
   assign s1q_job = jt_q[s1_slot_q];
 
+  // The done bits after this edge (the D of jt_done_v_q below: the verdict's set wins over a
+  // new job's clear), for the patch's registered verdict wait.
+  logic [NumJobs-1:0] jt_done_nx;
+  always_comb begin
+    for (int j = 0; j < NumJobs; j++) begin
+      jt_done_nx[j] = (done_valid_i && fin_ptr_q == SlotW'(j)) ||
+                      (jt_done_v_q[j] && !(job_fire && wr_ptr_q == SlotW'(j)));
+    end
+  end
+
   rocesec_icrc_patch #(
     .LANES (LANES),
     .SlotW (SlotW)
@@ -795,7 +805,7 @@ module rocesec_verify_emit
     .cur_slot_o     (s4_cur),
     .cur_patch_i    (s4_job.protect),
     .cur_icrc_off_i (s4_job.eoff - 16'd8),
-    .cur_done_i     (jt_done_v_q[s4_cur]),
+    .done_next_i    (jt_done_nx),
     .out_valid_o    (s4_valid),
     .out_ready_i    (s5_ready),
     .out_data_o     (s4_out),
