@@ -11,8 +11,11 @@
 # and every output port (inputs shifted in from one pin, outputs shifted out to one pin: the
 # stages have hundreds of ports), so every timed path is register -> stage logic -> register,
 # as inside a top whose neighbours register their outputs. The wrapper is synthesized with
-# synth_ecp5 -noflatten (as the tops are) and placed and routed by nextpnr-ecp5 (global clock,
-# 100 MHz target). Results: syn/results/stage_<stage>.txt; logs in .cache/stage/.
+# synth_ecp5 -noflatten (as the tops were until session 14; kept so that stage numbers compare
+# across sessions: since session 15 scripts/synth.sh flattens the tops except the AES pipelines,
+# the KDF and the FIFO RAMs, which gives fewer LUT4 than these rows add up to) and placed
+# and routed by nextpnr-ecp5 (global clock, 100 MHz target). Results:
+# syn/results/stage_<stage>.txt; logs in .cache/stage/.
 # (nextpnr --out-of-context was tried first: without a global clock buffer the router spent
 # minutes on the clock net alone.)
 set -euo pipefail

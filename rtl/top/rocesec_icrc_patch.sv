@@ -10,9 +10,10 @@
 // Beats are B = 16·LANES bytes, byte i in bits [8i+7:8i], in_k_i = beat index in the frame. The layout of
 // the entering beat's frame (in_ipv6_i, in_*_off_i, in_icrc_off_i = offset of the ICRC field in
 // the outgoing frame) drives the CRC; for the beat in the patch register (cur_slot_o) the caller
-// returns cur_patch_i (the frame is rewritten: patch its ICRC), cur_icrc_off_i and cur_done_i
-// (its final verdict is known). The ICRC is stored little-endian (crc32fast order) and,
-// 4-aligned, never straddles a beat.
+// returns cur_patch_i (the frame is rewritten: patch its ICRC) and cur_icrc_off_i; done_next_i
+// is every slot's "final verdict known" bit as it will be after this edge (the D of the caller's
+// register), from which the patch keeps the bit of its own slot in a register. The ICRC is
+// stored little-endian (crc32fast order) and, 4-aligned, never straddles a beat.
 //
 // Timing
 // ------

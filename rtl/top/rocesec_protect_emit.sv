@@ -723,8 +723,8 @@ module rocesec_protect_emit
   assign s4_job    = jt_q[s4_cur];
   assign s3_in_job = jt_q[s3_slot_q];
 
-  // The done bits after this edge (the D of jt_done_v_q below: the verdict's set wins over a
-  // new job's clear), for the patch's registered verdict wait.
+  // The done bits after this edge (the D of jt_done_v_q in the job-table process: the
+  // verdict's set wins over a new job's clear), for the patch's registered verdict wait.
   logic [NumJobs-1:0] jt_done_nx;
   always_comb begin
     for (int j = 0; j < NumJobs; j++) begin
