@@ -216,6 +216,93 @@ fn corpus_header_auth() {
     );
 }
 
+/// Epoch rotation on a running sender by the register-map procedure (docs/register-map.md),
+/// every write made over AXI4-Lite while the rxe corpus flows: a PD slot for (PD 1, epoch 1) is
+/// installed (flushing the derived-key cache), the default policy's word 0 is rewritten with
+/// epoch 1 (one write: "atomic per frame"), and 60 frames later the old slot is cleared. The
+/// output must be the model's with the epoch switched at one frame boundary: every frame
+/// before it the model's under epoch 0, every frame from it on under epoch 1 (PNs continuing),
+/// no frame mixing the two; the boundary lies within a few frames of the write.
+#[test]
+fn live_epoch_rotation_by_register_writes() {
+    use rocesec_model::keys::pd_key;
+    let keys = demo(Mode::Aead); // default policy: PD 1, epoch 0
+    let frames: Vec<Vec<u8>> = corpus().into_iter().take(260).collect();
+    let secret = keys.secret().unwrap();
+    let mut k1 = [0u8; 16];
+    k1.copy_from_slice(pd_key(&secret, 1, 1, 16).unwrap().bytes());
+    let mut pol = keys.default.clone();
+    pol.epoch = 1;
+    let switch = reg::policy_writes(reg::DEFAULT, &[0; 16], 0, &pol).unwrap();
+    let switch_at = 110usize;
+    let sched = vec![
+        (40usize, reg::pd_slot_writes(1, 1, 1, &k1)),
+        (switch_at, vec![*switch.last().unwrap()]),
+        (switch_at + 60, reg::pd_slot_clear(0)),
+    ];
+    for (t, tname, sv) in [(GAPS, "gaps", 0x11e5u64), (LINE, "line rate", 0x11e6)] {
+        let what = format!("live epoch rotation ({tname})");
+        let mut rng = SplitMix64::new(seed(sv));
+        let mut dut = RocesecProtect::new(Top::RocesecProtect1);
+        dut.load_keys(&keys).unwrap();
+        let r = dut.run_live(&frames, frames.len(), t, &mut rng, &sched);
+        assert!(!r.stalled, "{what}: stalled after {} frames", r.out.len());
+        assert_eq!(r.out.len(), frames.len(), "{what}");
+        // the model, switched at the first frame the epoch-0 model does not reproduce
+        let mut model = Protector::new(&keys).unwrap();
+        let mut boundary: Option<usize> = None;
+        for (i, (f, o)) in frames.iter().zip(&r.out).enumerate() {
+            let same = |m: &mut Protector| match m.protect(f) {
+                Ok((kind, bytes)) => {
+                    o.tuser & 0xF == 0 && (o.tuser >> 4) & 3 == fwd_code(kind) && bytes == o.data
+                }
+                Err(e) => o.tuser & 0xF == e.code(),
+            };
+            if boundary.is_none() {
+                let mut m0 = model.clone();
+                if same(&mut m0) {
+                    model = m0;
+                    continue;
+                }
+                assert!(model.set_epoch(None, 1));
+                boundary = Some(i);
+            }
+            assert!(
+                same(&mut model),
+                "{what}: frame {i} (boundary {boundary:?}) is neither the epoch-0 nor the \
+                 epoch-1 frame of the model\nin  {}\nrtl {}",
+                hex::encode(f),
+                hex::encode(&o.data)
+            );
+        }
+        check_counters(&mut dut, &model, &what);
+        let b = boundary.unwrap_or_else(|| panic!("{what}: the epoch never changed"));
+        eprintln!(
+            "{what}: {} frames, epoch 1 from frame {b} (write queued at frame {switch_at}); \
+             write batches queued/answered at cycles {:?}, frame {b} accepted at cycle {}",
+            frames.len(),
+            r.writes,
+            r.in_starts[b]
+        );
+        // the new epoch shows in the SecHdr of the boundary frame
+        let p = match roce::parse(&r.out[b].data) {
+            Ok(Frame::Roce(p)) => p,
+            other => panic!("{what}: frame {b}: {other:?}"),
+        };
+        assert_eq!(p.sec.map(|s| s.epoch), Some(1), "{what}: frame {b}");
+        assert!(
+            b + 8 >= switch_at && b <= switch_at + 8,
+            "{what}: boundary {b} far from the write at frame {switch_at}"
+        );
+        let last_in = r.in_starts.last().copied().unwrap_or(0);
+        assert!(
+            r.writes.iter().all(|&(q, a)| q < a && a < last_in),
+            "{what}: {:?} (last frame in at {last_in})",
+            r.writes
+        );
+    }
+}
+
 /// A key file with per-QP policies in every mode, a bypass QP, a second PD and epoch.
 fn mixed_keys() -> KeyFile {
     let mut k = KeyFile::demo().unwrap();

@@ -72,6 +72,19 @@ fn score(
     mode: VerifyMode,
     what: &str,
 ) -> (Score, Vec<(usize, usize)>) {
+    score_hooked(model, frames, r, mode, what, |_, _| {})
+}
+
+/// [`score`] with `hook(i, model)` called before the model verifies frame `i` (a register
+/// write the test made during the run, applied to the model where it takes effect).
+fn score_hooked(
+    model: &mut Verifier,
+    frames: &[Vec<u8>],
+    r: &RunResult,
+    mode: VerifyMode,
+    what: &str,
+    mut hook: impl FnMut(usize, &mut Verifier),
+) -> (Score, Vec<(usize, usize)>) {
     assert!(
         !r.stalled,
         "{what}: the RTL stalled after {} frames",
@@ -81,6 +94,7 @@ fn score(
     let mut j = 0usize;
     let mut pairs = Vec::new();
     for (i, f) in frames.iter().enumerate() {
+        hook(i, model);
         let v = model.verify(f);
         let leaves = mode == VerifyMode::CutThrough || v.is_ok();
         if !leaves {
@@ -458,6 +472,141 @@ fn epoch_rotation() {
         );
         assert!(s.processed > 300, "{s:?}");
         assert!(s.by_reason[Reason::StaleEpoch.code() as usize] > 0, "{s:?}");
+    }
+}
+
+/// Epoch rotation on a running receiver by the register-map procedure (docs/register-map.md),
+/// every write made over AXI4-Lite while the traffic flows: the rxe corpus under epoch 0 sets up
+/// the QPs' state; then a PD slot for (PD 1, epoch 1) is installed (a write to the PD region
+/// flushes the derived-key cache), the default policy's next_epoch bit is set (word 0, one
+/// write), the sender moves to epoch 1, the policy moves to (epoch 1, next_epoch clear), and
+/// after the promotions the old slot is cleared. Every
+/// frame must be verified (the QPs that were already running accept epoch 1: until session 16
+/// they did not, the RTL and the model took next_epoch from the policy only when a QP's state
+/// was made, so only a reset installed a new epoch for a live QP), with the model's bytes and
+/// counters.
+#[test]
+fn live_epoch_rotation_by_register_writes() {
+    use rocesec_model::keys::pd_key;
+    let keys = demo(Mode::Aead); // default policy: PD 1, epoch 0, next_epoch false
+    let plain: Vec<Vec<u8>> = corpus().into_iter().take(130).collect();
+    // the sender: the frames under epoch 0, then (its policy rewritten) the same traffic again
+    // under epoch 1 (new PNs), so the QPs whose state was made before the install get epoch-1
+    // packets
+    let mut p = Protector::new(&keys).unwrap();
+    let mut stream = Vec::new();
+    for f in &plain {
+        if let Ok((_, b)) = p.protect(f) {
+            stream.push(b);
+        }
+    }
+    let split = stream.len();
+    assert!(p.set_epoch(None, 1));
+    for f in &plain {
+        if let Ok((_, b)) = p.protect(f) {
+            stream.push(b);
+        }
+    }
+    assert!(
+        split > 100 && stream.len() > split + 100,
+        "{split} of {}",
+        stream.len()
+    );
+    let secret = keys.secret().unwrap();
+    let mut k1 = [0u8; 16];
+    k1.copy_from_slice(pd_key(&secret, 1, 1, 16).unwrap().bytes());
+    let mut pol = keys.default.clone();
+    pol.next_epoch = true;
+    let word0 = preg::policy_writes(preg::DEFAULT, &[0; 16], 0, &pol)
+        .unwrap()
+        .last()
+        .unwrap()
+        .data
+        | preg::NEXT_EPOCH;
+    let mut pol1 = keys.default.clone();
+    pol1.epoch = 1;
+    let moved = preg::policy_writes(preg::DEFAULT, &[0; 16], 0, &pol1)
+        .unwrap()
+        .last()
+        .unwrap()
+        .data;
+    // slots after rx_program: 0 = (PD 1, epoch 0); the new key goes to slot 1
+    let install_at = 30usize;
+    let next_at = 60usize;
+    let sched = vec![
+        (install_at, preg::pd_slot_writes(1, 1, 1, &k1)),
+        (
+            next_at,
+            vec![preg::RegWrite {
+                addr: preg::DEFAULT,
+                data: word0,
+            }],
+        ),
+        // the receiver's policy moves on: new QPs start at epoch 1
+        (
+            split + 40,
+            vec![preg::RegWrite {
+                addr: preg::DEFAULT,
+                data: moved,
+            }],
+        ),
+        (split + 60, preg::pd_slot_clear(0)),
+    ];
+    // the model: the install applies from a frame between the write and the first epoch-1
+    // frame (the epoch-0 frames before it verify the same either way); the policy move from
+    // the frame after its write (it changes a verdict only for a QP first seen then)
+    let hook = |i: usize, m: &mut Verifier| {
+        if i == split {
+            assert!(m.set_next_epoch(None, true));
+        }
+        if i == split + 41 {
+            assert!(m.set_epoch(None, 1) && m.set_next_epoch(None, false));
+        }
+    };
+    for (mi, m) in MODES.into_iter().enumerate() {
+        let what = "live epoch rotation";
+        let mut rng = SplitMix64::new(seed(0x11e0 + mi as u64));
+        let mut dut = RocesecVerify::new(Top::RocesecVerify1, m);
+        dut.load_keys(&keys).unwrap();
+        let mut em = Verifier::new(&keys).unwrap();
+        let expect = stream
+            .iter()
+            .enumerate()
+            .filter(|&(i, f)| {
+                hook(i, &mut em);
+                m == VerifyMode::CutThrough || em.verify(f).is_ok()
+            })
+            .count();
+        let r = dut.run_live(&stream, expect, GAPS, &mut rng, &sched);
+        let mut model = Verifier::new(&keys).unwrap();
+        let (s, _) = score_hooked(&mut model, &stream, &r, m, what, hook);
+        check_counters(&mut dut, &model, m, what);
+        eprintln!(
+            "{what} [{}]: {} frames ({} verified, {} rejected {}), epoch promotions {}; write \
+             batches queued/answered at cycles {:?}, first epoch-1 frame {split} accepted at \
+             cycle {}",
+            m.name(),
+            s.frames,
+            s.processed,
+            s.rejected,
+            reasons(&s),
+            model.counters.epoch_promotions,
+            r.writes,
+            r.in_starts.get(split).copied().unwrap_or(0),
+        );
+        assert_eq!(s.processed, stream.len(), "every frame verified: {s:?}");
+        assert!(model.counters.epoch_promotions > 0);
+        // every write was made while frames were flowing
+        let last_in = r.in_starts.last().copied().unwrap_or(0);
+        assert!(
+            r.writes.len() == 4 && r.writes.iter().all(|&(q, a)| q < a && a < last_in),
+            "{:?} (last frame in at {last_in})",
+            r.writes
+        );
+        // the install landed before the first epoch-1 frame came in
+        assert!(r.writes[1].1 < r.in_starts[split], "{:?}", r.writes);
+        // QPs whose state was made before the install were promoted (they send again)
+        assert!(model.counters.epoch_promotions >= 2, "{:?}", model.counters);
     }
 }
 

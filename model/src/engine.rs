@@ -265,6 +265,26 @@ impl Engine<RxQp> {
         Some(d)
     }
 
+    /// Set or clear the next_epoch bit of a policy on the running receiver (`Some(id)`: the
+    /// policy entry of (`gid`, `qpn`), `None`: the default policy), as a driver writes word 0
+    /// bit 26 of the policy (docs/register-map.md, the receiver side of make-before-break):
+    /// while it is set, every QP under the policy whose epoch is the policy's epoch accepts
+    /// epoch + 1, QPs already verifying included; a QP promoted to epoch + 1 no longer takes
+    /// epoch + 2 from it. Returns false (and changes nothing) when `id` has no policy entry of
+    /// its own.
+    pub fn set_next_epoch(&mut self, id: Option<QpId>, on: bool) -> bool {
+        self.store.set_next_epoch(id.as_ref(), on)
+    }
+
+    /// Set a policy's epoch on the running receiver (`Some(id)`: the policy entry of
+    /// (`gid`, `qpn`), `None`: the default policy), as a driver rewrites word 0 of an RX policy:
+    /// QPs made after it start at `epoch`; a running QP one epoch behind it accepts `epoch`
+    /// (and is promoted by its first authenticated packet under it). Returns false (and changes
+    /// nothing) when `id` has no policy entry of its own.
+    pub fn set_epoch(&mut self, id: Option<QpId>, epoch: u8) -> bool {
+        self.store.set_epoch(id.as_ref(), epoch)
+    }
+
     /// Install epoch+1 on (`gid`, `qpn`) (the receiver side of make-before-break).
     pub fn install_next_epoch(&mut self, id: QpId) {
         self.qp(id).next = true;

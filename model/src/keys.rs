@@ -435,6 +435,24 @@ impl KeyStore {
         }
     }
 
+    /// Set or clear the RX next_epoch bit of a policy (`None`: the default policy) on a live
+    /// key store; returns false (and changes nothing) when `id` has no policy entry of its own.
+    pub fn set_next_epoch(&mut self, id: Option<&(Gid, u32)>, on: bool) -> bool {
+        match id {
+            None => {
+                self.default.next_epoch = on;
+                true
+            }
+            Some(id) => match self.policies.get_mut(id) {
+                Some(p) => {
+                    p.next_epoch = on;
+                    true
+                }
+                None => false,
+            },
+        }
+    }
+
     /// Whether the MR (`gid`, `rkey`) may be used (allow-list, if any).
     pub fn mr_allowed(&self, gid: &Gid, rkey: u32) -> bool {
         self.mrs.as_ref().is_none_or(|l| l.contains(&(*gid, rkey)))

@@ -349,6 +349,82 @@ fn epochs_rotate_make_before_break() {
     assert_eq!(rx.verify(&old), Err(Reason::StaleEpoch));
 }
 
+/// A receiver that is already running installs epoch + 1 by its policy's next_epoch bit
+/// (register-map word 0 bit 26), as a driver does on a live engine: the QPs already verifying
+/// accept it too (their state was made with next = false before the write), not only QPs
+/// allocated after it. Once a QP is promoted, the policy's bit (for the policy's epoch) no
+/// longer applies to it.
+#[test]
+fn a_live_receiver_installs_the_next_epoch_by_policy() {
+    let f = |psn| Builder::new(0x04, psn, &[psn as u8; 32]).build();
+    let (mut tx, mut rx) = pair(Mode::Aead);
+    let (_, e0) = tx.protect(&f(1)).expect("epoch 0");
+    assert!(rx.verify(&e0).is_ok(), "the QP state exists (next = false)");
+    assert!(tx.set_epoch(None, 1));
+    let (_, e1) = tx.protect(&f(2)).expect("epoch 1");
+    assert_eq!(rx.verify(&e1), Err(Reason::UnknownKey), "not installed yet");
+    assert!(rx.set_next_epoch(None, true));
+    assert!(
+        rx.verify(&e1).is_ok(),
+        "installed by the policy for a running QP"
+    );
+    assert_eq!(rx.counters.epoch_promotions, 1);
+    let (_, e1b) = tx.protect(&f(3)).expect("epoch 1");
+    assert!(rx.verify(&e1b).is_ok());
+    assert_eq!(rx.counters.epoch_promotions, 1);
+    // The policy still says (epoch 0, next): that installs epoch 1 only, not 2.
+    assert!(tx.set_epoch(None, 2));
+    let (_, e2) = tx.protect(&f(4)).expect("epoch 2");
+    assert_eq!(rx.verify(&e2), Err(Reason::UnknownKey));
+    let (_, e0b) = {
+        let (mut tx0, _) = pair(Mode::Aead);
+        tx0.protect(&f(9)).expect("epoch 0")
+    };
+    assert_eq!(rx.verify(&e0b), Err(Reason::StaleEpoch));
+    // A QP of its own entry: false for a QP without one.
+    let id = (gid_of("10.0.0.1".parse().expect("ip")), 0x11);
+    assert!(!rx.set_next_epoch(Some(id), true));
+}
+
+/// The last step of a receiver's rotation: its policy moves to (epoch + 1, next_epoch clear), so
+/// new QPs start at epoch + 1. A QP that was running at the old epoch and has not seen a packet
+/// under the new one yet still accepts it (the policy's epoch, one ahead of the QP's), so the
+/// step need not wait for every QP to be promoted.
+#[test]
+fn a_receiver_policy_moved_ahead_still_promotes_lagging_qps() {
+    let f = |qpn: u32, psn: u32| {
+        let mut b = Builder::new(0x04, psn, &[psn as u8; 32]);
+        b.bth.dest_qp = qpn;
+        b.build()
+    };
+    let (mut tx, mut rx) = pair(Mode::Aead);
+    for qpn in [0x11, 0x12] {
+        let (_, e0) = tx.protect(&f(qpn, 1)).expect("epoch 0");
+        assert!(rx.verify(&e0).is_ok());
+    }
+    assert!(rx.set_next_epoch(None, true));
+    assert!(tx.set_epoch(None, 1));
+    let (_, x1) = tx.protect(&f(0x11, 2)).expect("epoch 1");
+    assert!(rx.verify(&x1).is_ok());
+    // the receiver's policy moves on before QP 0x12 saw epoch 1
+    assert!(rx.set_epoch(None, 1));
+    assert!(rx.set_next_epoch(None, false));
+    let (_, y1) = tx.protect(&f(0x12, 2)).expect("epoch 1");
+    assert!(
+        rx.verify(&y1).is_ok(),
+        "a lagging QP accepts the policy's epoch"
+    );
+    assert_eq!(rx.counters.epoch_promotions, 2);
+    // a new QP starts at the policy's epoch
+    let (_, z1) = tx.protect(&f(0x13, 1)).expect("epoch 1");
+    assert!(rx.verify(&z1).is_ok());
+    assert_eq!(rx.counters.epoch_promotions, 2, "a new QP is not promoted");
+    // and nothing installs epoch 2 now
+    assert!(tx.set_epoch(None, 2));
+    let (_, x2) = tx.protect(&f(0x11, 3)).expect("epoch 2");
+    assert_eq!(rx.verify(&x2), Err(Reason::UnknownKey));
+}
+
 #[test]
 fn policy_rejects_plain_on_protected_qp_and_mode_downgrade() {
     let f = Builder::new(0x04, 1, &[5; 20]).build();

@@ -34,8 +34,12 @@
 // RX QP state (NumQps entries keyed by (dest GID, dest QPN), allocated when the first frame of
 // the QP is decided to be processed, with epoch / next_epoch from its policy: RxQp::new; the
 // identity, epoch and next in registers, the replay window and WRITE key in a RAM with
-// asynchronous reads, see gen_qp). Hardware limits (verdict unknown-key): QP state table full,
-// no PD slot for (pd, epoch). AES-128 only; no rkey allow-list.
+// asynchronous reads, see gen_qp). Epoch + 1 is accepted when the QP's next bit is set, when
+// the policy's next_epoch bit is set now and the QP is at the policy's epoch, or when the
+// policy's epoch is epoch + 1 (select_rx), so a driver installs it on a live receiver with one
+// write and may move the policy on before every QP was promoted. Hardware limits (verdict
+// unknown-key): QP state table full, no PD slot for (pd, epoch). AES-128 only; no rkey
+// allow-list.
 //
 // Counters (register read port, 32 bit): 0 frames, 1 processed, 2 bypass, 3 CNP, 4 not RoCE,
 // 5 dropped by store-and-forward, 6 epoch promotions, 7 dropped as oversize, 8 + r rejected
@@ -396,7 +400,7 @@ module rocesec_verify_key
     logic        wcont;
     logic [4:0]  low;
     logic [7:0]  ediff;
-    logic        ep_ok, ep_stale;
+    logic        ep_ok, ep_stale, ep_next;
     logic [47:0] pn;
     logic [47:0] age;
     logic        replay_ok;
@@ -412,10 +416,15 @@ module rocesec_verify_key
     dec_pdkey       = pd_key;
     dec_salt        = (d_q.service == roce_parse_pkg::SvcUd) ? d_q.src_qp : p1_gen_q;
 
-    // epoch (select_rx)
+    // epoch (select_rx): epoch + 1 is installed by the QP's state (the policy's bit at its
+    // allocation) or by the policy now: its next_epoch bit for a QP at the policy's epoch (a
+    // driver setting it on a live receiver: the QPs already running accept epoch + 1 too), or
+    // its epoch one ahead of the QP's (the policy moved on before this QP saw the new epoch)
+    ep_next  = sel_st.next || (p1_next_q && p1_epoch_q == sel_st.epoch) ||
+               (p1_epoch_q == sel_st.epoch + 8'd1);
     ediff    = sel_st.epoch - d_q.sec_epoch;
     ep_ok    = (d_q.sec_epoch == sel_st.epoch) ||
-               (sel_st.next && d_q.sec_epoch == sel_st.epoch + 8'd1);
+               (ep_next && d_q.sec_epoch == sel_st.epoch + 8'd1);
     ep_stale = (ediff >= 8'd1) && (ediff < 8'd128);
     dec_promote = (d_q.sec_epoch != sel_st.epoch);
 

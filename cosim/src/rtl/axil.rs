@@ -3,9 +3,10 @@
 //! channel: AW and W offered independently and in either order, BREADY and RREADY withheld at
 //! random. Implements [`RegBus`] so the register programs of `rocesec_model::regmap` run on it.
 
+use std::collections::VecDeque;
 use std::fmt;
 
-use rocesec_model::regmap::RegBus;
+use rocesec_model::regmap::{RegBus, RegWrite};
 
 use super::{Port, Sim, SplitMix64};
 
@@ -74,6 +75,14 @@ pub struct AxilMaster {
     pub delay: u64,
     /// Cycles spent in register transfers.
     pub cycles: u64,
+    /// Writes queued for [`live_pre`](Self::live_pre) / [`live_post`](Self::live_post).
+    live: VecDeque<RegWrite>,
+    /// AW / W of the head of `live` accepted, and cycles it has taken so far.
+    live_aw: bool,
+    live_w: bool,
+    live_age: u64,
+    /// AWVALID, WVALID, BREADY as driven by `live_pre` in this cycle.
+    live_drv: (bool, bool, bool),
 }
 
 impl AxilMaster {
@@ -113,7 +122,83 @@ impl AxilMaster {
             rng: SplitMix64::new(seed),
             delay: 0,
             cycles: 0,
+            live: VecDeque::new(),
+            live_aw: false,
+            live_w: false,
+            live_age: 0,
+            live_drv: (false, false, false),
         }
+    }
+
+    /// Queue full-word writes to be issued while the caller clocks the simulation for other
+    /// reasons (register writes during traffic, as a driver rotating keys on a live engine
+    /// does). The caller calls [`live_pre`](Self::live_pre) before and
+    /// [`live_post`](Self::live_post) after each `eval` of a cycle; the writes go out in order,
+    /// one at a time, with this master's random delays.
+    pub fn queue_writes(&mut self, w: &[RegWrite]) {
+        self.live.extend(w.iter().copied());
+    }
+
+    /// Queued writes not yet answered (the one in flight included).
+    pub fn live_pending(&self) -> usize {
+        self.live.len()
+    }
+
+    /// Drive the AW/W/B pins for this cycle from the head of the queue (idle when empty).
+    pub fn live_pre(&mut self, sim: &mut Sim) {
+        let p = self.p;
+        let Some(w) = self.live.front().copied() else {
+            for q in [p.awvalid, p.wvalid, p.bready] {
+                sim.set_u64(q, 0);
+            }
+            self.live_drv = (false, false, false);
+            return;
+        };
+        sim.set_u64(p.awaddr, u64::from(w.addr));
+        sim.set_u64(p.wdata, u64::from(w.data));
+        sim.set_u64(p.wstrb, 0xF);
+        let awv = !self.live_aw && !self.rng.chance(self.delay, 16);
+        let wv = !self.live_w && !self.rng.chance(self.delay, 16);
+        let br = self.live_aw && self.live_w && !self.rng.chance(self.delay, 16);
+        sim.set_u64(p.awvalid, u64::from(awv));
+        sim.set_u64(p.wvalid, u64::from(wv));
+        sim.set_u64(p.bready, u64::from(br));
+        self.live_drv = (awv, wv, br);
+    }
+
+    /// Sample the handshakes of this cycle (after `eval`, before the clock edge): returns the
+    /// write answered in this cycle, if any.
+    ///
+    /// # Errors
+    /// [`AxilError::Resp`] for a non-OKAY BRESP, [`AxilError::Timeout`] when the head write is
+    /// not answered within the cycle limit.
+    pub fn live_post(&mut self, sim: &mut Sim) -> Result<Option<RegWrite>, AxilError> {
+        let p = self.p;
+        let Some(w) = self.live.front().copied() else {
+            return Ok(None);
+        };
+        self.cycles += 1;
+        self.live_age += 1;
+        let (awv, wv, br) = self.live_drv;
+        let b = br && sim.get_u64(p.bvalid) != 0;
+        self.live_aw |= awv && sim.get_u64(p.awready) != 0;
+        self.live_w |= wv && sim.get_u64(p.wready) != 0;
+        if b {
+            let resp = sim.get_u64(p.bresp) as u8;
+            self.live.pop_front();
+            self.live_aw = false;
+            self.live_w = false;
+            self.live_age = 0;
+            return if resp == 0 {
+                Ok(Some(w))
+            } else {
+                Err(AxilError::Resp { addr: w.addr, resp })
+            };
+        }
+        if self.live_age >= LIMIT {
+            return Err(AxilError::Timeout { addr: w.addr });
+        }
+        Ok(None)
     }
 
     /// One write with byte strobes `strb` (4 bits).

@@ -7,7 +7,7 @@
 use std::collections::VecDeque;
 
 use rocesec_model::keys::KeyFile;
-use rocesec_model::regmap::{self, RegBus};
+use rocesec_model::regmap::{self, RegBus, RegWrite};
 
 use super::axil::{AxilBus, AxilError, AxilMaster};
 use super::roce_parse::{beats, get_le, set_le, Beat};
@@ -63,6 +63,9 @@ pub struct RunResult {
     pub in_starts: Vec<u64>,
     /// Nothing moved for 20000 cycles before `expect` frames left.
     pub stalled: bool,
+    /// [`run_live`](RocesecProtect::run_live): per batch of register writes, the cycle its
+    /// first write was queued and the cycle its last write was answered (BVALID·BREADY).
+    pub writes: Vec<(u64, u64)>,
 }
 
 /// Stimulus options (input idle / output stall in 1/16), shared with the model's timing layer.
@@ -195,6 +198,36 @@ impl RocesecProtect {
         t: Traffic,
         rng: &mut SplitMix64,
     ) -> RunResult {
+        self.run_live(frames, expect, t, rng, &[])
+    }
+
+    /// [`run_expect`](Self::run_expect) with register writes during the traffic: batch
+    /// `(k, writes)` is queued on the AXI4-Lite master in the cycle input frame `k` (0-based)
+    /// has its first beat accepted (`k` = `frames.len()`: after the last frame's first beat),
+    /// and its writes go out one after the other while the stream runs. The run also waits
+    /// for every queued write to be answered. `writes` of the result has each batch's queue and
+    /// answer cycles. Batches must be in increasing `k`.
+    ///
+    /// # Panics
+    /// If a register write gets a non-OKAY response or hangs (a DUT bug), or `k` decreases.
+    pub fn run_live(
+        &mut self,
+        frames: &[Vec<u8>],
+        expect: usize,
+        t: Traffic,
+        rng: &mut SplitMix64,
+        sched: &[(usize, Vec<RegWrite>)],
+    ) -> RunResult {
+        assert!(
+            sched.windows(2).all(|w| w[0].0 <= w[1].0),
+            "register-write batches out of order"
+        );
+        let mut sched_next = 0usize;
+        let mut writes: Vec<(u64, u64)> = Vec::new();
+        // writes answered so far, and the write count at which each queued batch is complete
+        let mut answered = 0usize;
+        let mut batch_end: VecDeque<(usize, usize)> = VecDeque::new(); // (batch, count)
+        let mut queued = 0usize;
         let bb = self.beat_bytes;
         let mut queue: VecDeque<Beat> = frames.iter().flat_map(|f| beats(f, bb)).collect();
         let mut out = Vec::new();
@@ -210,8 +243,18 @@ impl RocesecProtect {
         let mut stalled = false;
         let mut end = start;
         loop {
+            // queue the batches due: frame k's first beat accepted (all_starts.len() > k)
+            while sched_next < sched.len() && sched[sched_next].0 <= all_starts.len() {
+                let (_, w) = &sched[sched_next];
+                self.axil.queue_writes(w);
+                queued += w.len();
+                batch_end.push_back((sched_next, queued));
+                writes.push((self.sim.cycles(), 0));
+                sched_next += 1;
+            }
             let input_done = queue.is_empty() && offered.is_none();
-            if input_done && out.len() >= expect && cur.is_empty() {
+            let writes_done = sched_next == sched.len() && self.axil.live_pending() == 0;
+            if input_done && writes_done && out.len() >= expect && cur.is_empty() {
                 // every expected frame is out: watch for extras (none possible without drops)
                 if tail == 0 {
                     end = self.sim.cycles();
@@ -237,7 +280,20 @@ impl RocesecProtect {
             }
             let ready = !stim.stall;
             self.sim.set_u64(self.m_tready, u64::from(ready));
+            self.axil.live_pre(&mut self.sim);
             self.sim.eval();
+            match self.axil.live_post(&mut self.sim) {
+                Ok(Some(_)) => {
+                    answered += 1;
+                    while batch_end.front().is_some_and(|&(_, n)| n <= answered) {
+                        let (b, _) = batch_end.pop_front().unwrap_or_default();
+                        writes[b].1 = self.sim.cycles();
+                    }
+                    quiet = 0;
+                }
+                Ok(None) => {}
+                Err(e) => panic!("register write during traffic: {e}"),
+            }
             let accepted = offered.is_some() && self.sim.get_u64(self.s_tready) != 0;
             let ov = self.sim.get_u64(self.m_tvalid) != 0;
             if ov && ready {
@@ -293,6 +349,7 @@ impl RocesecProtect {
             cycles: end - start,
             in_starts: all_starts,
             stalled,
+            writes,
         }
     }
 

@@ -116,6 +116,19 @@ impl RocesecVerify {
         self.dut.run_expect(frames, expect, t, rng)
     }
 
+    /// [`run`](Self::run) with register writes during the traffic; see
+    /// [`RocesecProtect::run_live`].
+    pub fn run_live(
+        &mut self,
+        frames: &[Vec<u8>],
+        expect: usize,
+        t: Traffic,
+        rng: &mut SplitMix64,
+        sched: &[(usize, Vec<regmap::RegWrite>)],
+    ) -> RunResult {
+        self.dut.run_live(frames, expect, t, rng, sched)
+    }
+
     /// Record cycles `from..=to` of the coming run as an FST waveform at `path`; see
     /// [`RocesecProtect::trace_window`].
     ///

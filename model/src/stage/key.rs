@@ -223,7 +223,14 @@ pub fn select_rx(
     if pol.mode == Mode::Bypass || sec.mode != pol.mode {
         return Err(Reason::Policy);
     }
-    let epoch = if sec.epoch == qp.epoch || (qp.next && sec.epoch == qp.epoch.wrapping_add(1)) {
+    // epoch + 1 is installed by the QP's own state (the policy's bit when the QP was made) or by
+    // the policy now: its next_epoch bit for a QP at the policy's epoch (a live receiver's
+    // install), or its epoch being the QP's + 1 (the policy moved on before this QP saw a
+    // packet under the new epoch)
+    let next = qp.next
+        || (pol.next_epoch && pol.epoch == qp.epoch)
+        || pol.epoch == qp.epoch.wrapping_add(1);
+    let epoch = if sec.epoch == qp.epoch || (next && sec.epoch == qp.epoch.wrapping_add(1)) {
         sec.epoch
     } else if (1..128).contains(&qp.epoch.wrapping_sub(sec.epoch)) {
         return Err(Reason::StaleEpoch);
