@@ -417,40 +417,32 @@ impl KeyStore {
         self.policies.get(&(*gid, qpn)).unwrap_or(&self.default)
     }
 
+    /// The policy of entry `id` (`None`: the default policy), if it has one of its own.
+    fn policy_mut(&mut self, id: Option<&(Gid, u32)>) -> Option<&mut QpPolicy> {
+        match id {
+            None => Some(&mut self.default),
+            Some(id) => self.policies.get_mut(id),
+        }
+    }
+
     /// Set the epoch of the policy entry of `id` (`None`: the default policy). Returns false
     /// when `id` has no entry of its own.
     pub fn set_epoch(&mut self, id: Option<&(Gid, u32)>, epoch: u8) -> bool {
-        match id {
-            None => {
-                self.default.epoch = epoch;
-                true
-            }
-            Some(id) => match self.policies.get_mut(id) {
-                Some(p) => {
-                    p.epoch = epoch;
-                    true
-                }
-                None => false,
-            },
-        }
+        let Some(p) = self.policy_mut(id) else {
+            return false;
+        };
+        p.epoch = epoch;
+        true
     }
 
     /// Set or clear the RX next_epoch bit of a policy (`None`: the default policy) on a live
     /// key store; returns false (and changes nothing) when `id` has no policy entry of its own.
     pub fn set_next_epoch(&mut self, id: Option<&(Gid, u32)>, on: bool) -> bool {
-        match id {
-            None => {
-                self.default.next_epoch = on;
-                true
-            }
-            Some(id) => match self.policies.get_mut(id) {
-                Some(p) => {
-                    p.next_epoch = on;
-                    true
-                }
-                None => false,
-            },
-        }
+        let Some(p) = self.policy_mut(id) else {
+            return false;
+        };
+        p.next_epoch = on;
+        true
     }
 
     /// Whether the MR (`gid`, `rkey`) may be used (allow-list, if any).
