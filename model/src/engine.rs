@@ -72,6 +72,17 @@ impl<Q: QpState> Engine<Q> {
         self.hdr_window = bytes;
     }
 
+    /// Set the epoch of a policy on the running engine, as a driver rewrites word 0 of the
+    /// policy (docs/register-map.md): `Some(id)` is the policy entry of (`gid`, `qpn`), `None`
+    /// the default policy (every QP without an entry). TX, the make step of rotation (the
+    /// receivers must have the epoch installed first): new packets use `epoch`, QPs already
+    /// sending move with their policy. RX: QPs made after it start at `epoch`; a running QP
+    /// one epoch behind it accepts `epoch` (and is promoted by its first authenticated packet
+    /// under it). Returns false (and changes nothing) when `id` has no policy entry of its own.
+    pub fn set_epoch(&mut self, id: Option<QpId>, epoch: u8) -> bool {
+        self.store.set_epoch(id.as_ref(), epoch)
+    }
+
     /// Number of KDF runs so far (derived-key cache misses).
     pub fn kdf_runs(&self) -> u64 {
         self.store.kdf_runs
@@ -201,15 +212,6 @@ impl Engine<TxQp> {
         let (sel, _) = key::select_tx(&self.store, &qp, frame, &p, &gid).ok()?;
         Some((pol.mode, sel))
     }
-
-    /// Start using `epoch` for new packets under a policy (the make step of rotation: the
-    /// receivers must have the epoch installed first): `Some(id)` is the policy entry of
-    /// (`gid`, `qpn`), `None` the default policy (every QP without an entry). As in the engine's
-    /// register map (docs/register-map.md), QPs already sending move with their policy.
-    /// Returns false (and changes nothing) when `id` has no policy entry of its own.
-    pub fn set_epoch(&mut self, id: Option<QpId>, epoch: u8) -> bool {
-        self.store.set_epoch(id.as_ref(), epoch)
-    }
 }
 
 /// What stage `key` of the verify top decides for a frame from its header (see
@@ -274,15 +276,6 @@ impl Engine<RxQp> {
     /// its own.
     pub fn set_next_epoch(&mut self, id: Option<QpId>, on: bool) -> bool {
         self.store.set_next_epoch(id.as_ref(), on)
-    }
-
-    /// Set a policy's epoch on the running receiver (`Some(id)`: the policy entry of
-    /// (`gid`, `qpn`), `None`: the default policy), as a driver rewrites word 0 of an RX policy:
-    /// QPs made after it start at `epoch`; a running QP one epoch behind it accepts `epoch`
-    /// (and is promoted by its first authenticated packet under it). Returns false (and changes
-    /// nothing) when `id` has no policy entry of its own.
-    pub fn set_epoch(&mut self, id: Option<QpId>, epoch: u8) -> bool {
-        self.store.set_epoch(id.as_ref(), epoch)
     }
 
     /// Install epoch+1 on (`gid`, `qpn`) (the receiver side of make-before-break).

@@ -75,8 +75,9 @@ pub struct AxilMaster {
     pub delay: u64,
     /// Cycles spent in register transfers.
     pub cycles: u64,
-    /// Writes queued for [`live_pre`](Self::live_pre) / [`live_post`](Self::live_post).
-    live: VecDeque<RegWrite>,
+    /// Writes (with their byte strobes) queued for [`live_pre`](Self::live_pre) /
+    /// [`live_post`](Self::live_post); [`write_strb`](Self::write_strb) runs through it too.
+    live: VecDeque<(RegWrite, u8)>,
     /// AW / W of the head of `live` accepted, and cycles it has taken so far.
     live_aw: bool,
     live_w: bool,
@@ -136,7 +137,7 @@ impl AxilMaster {
     /// [`live_post`](Self::live_post) after each `eval` of a cycle; the writes go out in order,
     /// one at a time, with this master's random delays.
     pub fn queue_writes(&mut self, w: &[RegWrite]) {
-        self.live.extend(w.iter().copied());
+        self.live.extend(w.iter().map(|&x| (x, 0xF)));
     }
 
     /// Queued writes not yet answered (the one in flight included).
@@ -147,7 +148,7 @@ impl AxilMaster {
     /// Drive the AW/W/B pins for this cycle from the head of the queue (idle when empty).
     pub fn live_pre(&mut self, sim: &mut Sim) {
         let p = self.p;
-        let Some(w) = self.live.front().copied() else {
+        let Some((w, strb)) = self.live.front().copied() else {
             for q in [p.awvalid, p.wvalid, p.bready] {
                 sim.set_u64(q, 0);
             }
@@ -156,7 +157,7 @@ impl AxilMaster {
         };
         sim.set_u64(p.awaddr, u64::from(w.addr));
         sim.set_u64(p.wdata, u64::from(w.data));
-        sim.set_u64(p.wstrb, 0xF);
+        sim.set_u64(p.wstrb, u64::from(strb));
         let awv = !self.live_aw && !self.rng.chance(self.delay, 16);
         let wv = !self.live_w && !self.rng.chance(self.delay, 16);
         let br = self.live_aw && self.live_w && !self.rng.chance(self.delay, 16);
@@ -174,7 +175,7 @@ impl AxilMaster {
     /// not answered within the cycle limit.
     pub fn live_post(&mut self, sim: &mut Sim) -> Result<Option<RegWrite>, AxilError> {
         let p = self.p;
-        let Some(w) = self.live.front().copied() else {
+        let Some((w, _)) = self.live.front().copied() else {
             return Ok(None);
         };
         self.cycles += 1;
@@ -185,10 +186,7 @@ impl AxilMaster {
         self.live_w |= wv && sim.get_u64(p.wready) != 0;
         if b {
             let resp = sim.get_u64(p.bresp) as u8;
-            self.live.pop_front();
-            self.live_aw = false;
-            self.live_w = false;
-            self.live_age = 0;
+            self.live_drop_head();
             return if resp == 0 {
                 Ok(Some(w))
             } else {
@@ -201,10 +199,22 @@ impl AxilMaster {
         Ok(None)
     }
 
-    /// One write with byte strobes `strb` (4 bits).
+    /// Forget the head write of the queue and its handshake state.
+    fn live_drop_head(&mut self) {
+        self.live.pop_front();
+        self.live_aw = false;
+        self.live_w = false;
+        self.live_age = 0;
+    }
+
+    /// One write with byte strobes `strb` (4 bits), clocking the simulation until it is
+    /// answered (the live-write queue's handshake, with nothing else queued).
     ///
     /// # Errors
     /// [`AxilError::Resp`] for a non-OKAY BRESP, [`AxilError::Timeout`] for a hung channel.
+    ///
+    /// # Panics
+    /// If live writes ([`queue_writes`](Self::queue_writes)) are still pending.
     pub fn write_strb(
         &mut self,
         sim: &mut Sim,
@@ -212,37 +222,24 @@ impl AxilMaster {
         data: u32,
         strb: u8,
     ) -> Result<(), AxilError> {
-        let p = self.p;
-        sim.set_u64(p.awaddr, u64::from(addr));
-        sim.set_u64(p.wdata, u64::from(data));
-        sim.set_u64(p.wstrb, u64::from(strb & 0xF));
-        let (mut aw_done, mut w_done) = (false, false);
-        for _ in 0..LIMIT {
-            let awv = !aw_done && !self.rng.chance(self.delay, 16);
-            let wv = !w_done && !self.rng.chance(self.delay, 16);
-            let br = aw_done && w_done && !self.rng.chance(self.delay, 16);
-            sim.set_u64(p.awvalid, u64::from(awv));
-            sim.set_u64(p.wvalid, u64::from(wv));
-            sim.set_u64(p.bready, u64::from(br));
+        assert!(
+            self.live.is_empty(),
+            "a blocking write while live writes are queued"
+        );
+        self.live.push_back((RegWrite { addr, data }, strb & 0xF));
+        loop {
+            self.live_pre(sim);
             sim.eval();
-            aw_done |= awv && sim.get_u64(p.awready) != 0;
-            w_done |= wv && sim.get_u64(p.wready) != 0;
-            let b = br && sim.get_u64(p.bvalid) != 0;
-            let resp = sim.get_u64(p.bresp) as u8;
+            let r = self.live_post(sim);
             sim.tick();
-            self.cycles += 1;
-            if b {
-                for q in [p.awvalid, p.wvalid, p.bready] {
-                    sim.set_u64(q, 0);
-                }
-                return if resp == 0 {
-                    Ok(())
-                } else {
-                    Err(AxilError::Resp { addr, resp })
-                };
+            match r {
+                Ok(None) => continue,
+                Ok(Some(_)) => {}
+                Err(_) => self.live_drop_head(), // a timed-out write leaves the queue too
             }
+            self.live_pre(sim); // queue empty: AWVALID, WVALID, BREADY low
+            return r.map(|_| ());
         }
-        Err(AxilError::Timeout { addr })
     }
 
     /// One read.
