@@ -12,6 +12,8 @@ VARIANTS=(
   "./aes/aes_cipher_pipe.f|-GSboxTower=1'b1"
   "./aes/aes_cipher_pipe.f|-GSboxTower=1'b1 -GSboxLatency=1 -GKeyLen=256"
   "./ghash/ghash_core.f|-GMulStages=3"
+  "./roce/roce_parse.f|-GLANES=2"
+  "./roce/roce_parse.f|-GLANES=4"
 )
 lint_one() {  # lint_one <.f list> [-G args...]
     local f=$1 dir top files out

@@ -233,11 +233,12 @@ module roce_parse
   logic [7:0] c_vihl;
   logic [7:0]  c_udp_off_d;
   logic [7:0]  c_bth_off_d;
-  logic [15:0] c_icrc_off_d;
+  logic [15:0] c_icrc_rel_d;  // icrc_off - ip_off (mod 2^16)
 
   always_comb begin
     logic [8*ViewBytes-1:0] l3;
-    logic [16:0]         ip_end;
+    logic [15:0]         len;
+    logic                short;
     logic [7:0]          hl;
     c_l2      = l2_of(cur_win);
     l3        = l3_of(cur_win, c_l2.vlans);
@@ -247,12 +248,17 @@ module roce_parse
     hl        = c_ipv6 ? 8'd40 : {2'b00, c_vihl[3:0], 2'b00};
     c_udp_off_d = c_ip_off + hl;
     c_bth_off_d = c_udp_off_d + 8'd8;
-    ip_end    = {9'h0, c_ip_off} +
-                (c_ipv6 ? {1'b0, vbe16(l3, 4)} + 17'd40 : {1'b0, vbe16(l3, 2)});
-    // A parseable packet ends at least 44 bytes after ip_off; clamping keeps stale bytes of
-    // not-yet-received length fields from cutting the CRC short.
-    if (ip_end < {9'h0, c_ip_off} + 17'd44) c_icrc_off_d = {8'h0, c_ip_off} + 16'd40;
-    else                                    c_icrc_off_d = 16'(ip_end - 17'd4);
+    // icrc_off = ip_end - 4, ip_end = ip_off + total length (IPv4) or + 40 + payload length
+    // (IPv6). A parseable packet ends at least 44 bytes after ip_off; clamping to ip_off + 40
+    // keeps stale bytes of not-yet-received length fields from cutting the CRC short. The
+    // clamp is a compare of the length field with a constant (ip_end < ip_off + 44 is
+    // len < 44, or len < 4 for IPv6), so the offset relative to ip_off needs no ip_off and
+    // one addition of ip_off follows (the only carry chain that depends on the VLAN count).
+    len   = c_ipv6 ? vbe16(l3, 4) : vbe16(l3, 2);
+    short = c_ipv6 ? (len < 16'd4) : (len < 16'd44);
+    if (short)       c_icrc_rel_d = 16'd40;
+    else if (c_ipv6) c_icrc_rel_d = len + 16'd36;
+    else             c_icrc_rel_d = len - 16'd4;
   end
 
   if (RegLayout) begin : gen_lay_q
@@ -261,20 +267,66 @@ module roce_parse
     logic [7:0]  lay_udp_q;
     logic [7:0]  lay_bth_q;
     logic [15:0] lay_icrc_q;
+    logic        dep_beat;  // beat_idx_q has reached the beat that completes byte DepByte
+    if (DepBeat == 0) begin : gen_dep_0
+      assign dep_beat = 1'b1;
+    end else begin : gen_dep_n
+      assign dep_beat = beat_idx_q >= 16'(DepBeat);
+    end
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         lay_udp_q  <= FarOff;
         lay_bth_q  <= FarOff;
-        lay_icrc_q <= FarIcrc;
       end else if (fire) begin
         if (s_axis_tlast_i) begin
           lay_udp_q  <= FarOff;
           lay_bth_q  <= FarOff;
-          lay_icrc_q <= FarIcrc;
-        end else if (beat_idx_q >= 16'(DepBeat)) begin
+        end else if (dep_beat) begin
           lay_udp_q  <= c_udp_off_d;
           lay_bth_q  <= c_bth_off_d;
-          lay_icrc_q <= c_icrc_off_d;
+        end
+      end
+    end
+
+    // The ICRC offset marks bytes from ip_off + 40 >= 54 on (the first stored ICRC byte of
+    // the shortest parseable packet). When that is two beats past DepByte's beat (IcrcLate:
+    // LANES = 1), it takes one more register stage: the length field and the clamp after
+    // the beat, the addition of ip_off after the next one, so beat k uses bytes of beats
+    // 0 .. k-2. Until then it is FarIcrc, which marks the same bytes (all of them are
+    // before the clamped offset).
+    localparam int unsigned IcrcUseByte = 14 + 40;
+    localparam bit          IcrcLate    = (DepBeat + 2) <= (IcrcUseByte / BeatBytes);
+    if (IcrcLate) begin : gen_icrc_2
+      logic        lay_rel_vld_q;
+      logic [7:0]  lay_ipo_q;
+      logic [15:0] lay_rel_q;
+      always_ff @(posedge clk_i or negedge rst_ni) begin
+        if (!rst_ni) begin
+          lay_rel_vld_q <= 1'b0;
+          lay_ipo_q     <= 8'h0;
+          lay_rel_q     <= 16'h0;
+          lay_icrc_q    <= FarIcrc;
+        end else if (fire) begin
+          if (s_axis_tlast_i) begin
+            lay_rel_vld_q <= 1'b0;
+            lay_icrc_q    <= FarIcrc;
+          end else begin
+            if (dep_beat) begin
+              lay_rel_vld_q <= 1'b1;
+              lay_ipo_q     <= c_ip_off;
+              lay_rel_q     <= c_icrc_rel_d;
+            end
+            if (lay_rel_vld_q) lay_icrc_q <= {8'h0, lay_ipo_q} + lay_rel_q;
+          end
+        end
+      end
+    end else begin : gen_icrc_1
+      always_ff @(posedge clk_i or negedge rst_ni) begin
+        if (!rst_ni) begin
+          lay_icrc_q <= FarIcrc;
+        end else if (fire) begin
+          if (s_axis_tlast_i) lay_icrc_q <= FarIcrc;
+          else if (dep_beat)  lay_icrc_q <= {8'h0, c_ip_off} + c_icrc_rel_d;
         end
       end
     end
@@ -284,7 +336,7 @@ module roce_parse
   end else begin : gen_lay_comb
     assign c_udp_off  = c_udp_off_d;
     assign c_bth_off  = c_bth_off_d;
-    assign c_icrc_off = c_icrc_off_d;
+    assign c_icrc_off = {8'h0, c_ip_off} + c_icrc_rel_d;
   end
 
   logic [31:0] icrc;

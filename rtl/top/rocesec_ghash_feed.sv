@@ -13,8 +13,11 @@
 // fields forced to ones (docs/wire-format.md §4, IBTA Vol 1 Annex A17.8: IPv4 TOS, TTL,
 // checksum; IPv6 traffic class, flow label, hop limit; UDP checksum; BTH byte 4); C = bytes
 // [cstart, cend) in AEAD mode, else empty. Blocks are zero padded. The parameters of the frame
-// of the beat entering (in_active_i: hash this frame, in_ip_off_i) are sampled with its first
-// beat; those of the registered beat (cur_slot_o) are read back as cur_*.
+// of the beat entering (in_active_i: hash this frame, in_ip_off_i, in_h_i: its hash subkey H)
+// are sampled with its first beat; those of the registered beat (cur_slot_o) are read back as
+// cur_*. H is registered here, a cycle ahead of ghash_core sampling it with the frame's first
+// block, so the job-table read of H is not in series with ghash_core's H, H^2 and Karatsuba
+// operand logic.
 //
 // Timing
 // ------
@@ -46,6 +49,7 @@ module rocesec_ghash_feed
   input  wire logic [11:0]        in_k_i,
   input  wire logic               in_active_i,   // frame of the entering beat is hashed
   input  wire logic [7:0]         in_ip_off_i,
+  input  wire logic [127:0]       in_h_i,        // H of the entering beat's frame
 
   // Parameters of the registered beat's frame
   output logic      [SlotW-1:0]   cur_slot_o,
@@ -56,7 +60,6 @@ module rocesec_ghash_feed
   input  wire logic [7:0]         cur_bth_off_i,
   input  wire logic [16:0]        cur_cstart_i,  // payload start
   input  wire logic [16:0]        cur_cend_i,    // payload end
-  input  wire logic [127:0]       cur_h_i,
 
   // Beats out
   output logic                    out_valid_o,
@@ -87,6 +90,7 @@ module rocesec_ghash_feed
   logic             s_last_q;
   logic [SlotW-1:0] s_slot_q;
   logic [11:0]      s_k_q;
+  logic [127:0]     s_h_q;             // H of the registered beat's frame
   logic             s_ready;
   logic             s_pass;            // the beat leaves this cycle
 
@@ -292,6 +296,7 @@ module rocesec_ghash_feed
       len_slot_q <= s_slot_q;
       len_blk_q  <= len_blk;
     end
+    if (s_ready && in_valid_i && in_k_i == 12'd0) s_h_q <= in_h_i;
     if (s_ready && in_valid_i) begin
       s_data_q <= in_data_i;
       s_keep_q <= in_keep_i;
@@ -324,7 +329,7 @@ module rocesec_ghash_feed
     .in_last_i   (gh_last),
     .in_tag_i    (gh_tag),
     .in_data_i   (gh_data),
-    .in_h_i      (cur_h_i),
+    .in_h_i      (s_h_q),
     .out_valid_o (hash_valid_o),
     .out_tag_o   (hash_slot_o),
     .out_hash_o  (hash_o)

@@ -195,6 +195,18 @@ module rocesec_verify_emit
     if (job_fire) jt_ksn_q[wr_ptr_q] <= {ksn_of(job_i) <= 13'd1, ksn_of(job_i)};
   end
 
+  // S1's splice offsets in the output frame, {P - 8, E - 4, E - 8} (payload start, ICRC,
+  // end of the plain payload), computed once when the job is written: S1 reads them after the
+  // delay-FIFO and job-table reads and compares them with its beat offset (lane_rel), so
+  // they are stored pre-subtracted rather than subtracted there.
+  (* ram_style = "distributed" *)
+  logic [50:0] jt_soff_q [NumJobs];
+  always_ff @(posedge clk_i) begin
+    if (job_fire) jt_soff_q[wr_ptr_q] <= {{9'h0, job_i.poff} - 17'd8,
+                                          {1'b0, job_i.eoff} - 17'd4,
+                                          {1'b0, job_i.eoff} - 17'd8};
+  end
+
   // The frame's GHASH (written by G's hash output) and its received ICV (bytes [E, E + 16) of
   // the input, merged in as beats leave G): RAMs without reset too. The hash is read only with
   // its valid bit, the ICV only when the frame had all 16 bytes (so every byte was written).
@@ -581,9 +593,7 @@ module rocesec_verify_emit
     win[NPrev*KW +: KW] = cur;
     for (int j = 0; j < NPrev; j++) win[(NPrev-1-j)*KW +: KW] = sp_prev_q[j];
     hend     = {9'h0, sp_job.hoff};
-    eend     = {1'b0, sp_job.eoff} - 17'd8;
-    crc_end  = {1'b0, sp_job.eoff} - 17'd4;
-    pstart   = {9'h0, sp_job.poff} - 17'd8;
+    {pstart, crc_end, eend} = jt_soff_q[sp_slot];
     c        = pstart[LB-1:0];
     // output beats from P - 8 on (steps n >= ksn, sp_ks_on_q) pop keystream words until the
     // job's nw are used
