@@ -8,9 +8,12 @@
 //!
 //! What the engine gets: K_pd per (PD, epoch) (HKDF-SHA256 of the session secret, RFC 5869, as
 //! [`SessionKeys::pd`] computes it) and the policy of each QP. The session secret itself stays
-//! in host memory. Rotation is make-before-break ([`Engine::rotate`]): the new epoch's PD key is
-//! installed, then each policy of the PD switches epoch with one register write, then the old
-//! key is removed; no QP is torn down.
+//! in host memory. Rotation is make-before-break, no QP is torn down, in the four steps of
+//! `docs/register-map.md`: receivers accept the next epoch ([`Engine::accept_next`] on an
+//! engine made with [`Engine::new_rx`]), senders switch ([`Engine::rotate`]: the new epoch's
+//! PD key is installed, then each policy of the PD switches epoch with one register write),
+//! receivers switch ([`Engine::rotate`]), and once no frame under the old epoch is in flight
+//! the old keys are removed ([`Engine::retire`]).
 
 use std::fmt;
 
@@ -37,14 +40,25 @@ pub struct QpRule {
     pub gen: u32,
 }
 
+/// A policy entry in use: its rule, current epoch and (receivers) whether epoch + 1 is
+/// accepted too.
+#[derive(Clone, Debug)]
+struct Entry {
+    rule: QpRule,
+    epoch: u8,
+    next: bool,
+}
+
 /// An engine behind a register bus, with the table state this driver has written.
 pub struct Engine<B: RegBus> {
     bus: B,
+    /// The bus is a verify (RX) top: word 0 of a policy carries [`regmap::NEXT_EPOCH`].
+    rx: bool,
     default: QpPolicy,
     /// (PD, epoch) held by each PD key slot.
     slots: [Option<(u32, u8)>; regmap::NUM_PD],
-    /// Policy entries in use: rule and its current epoch.
-    rules: Vec<(QpRule, u8)>,
+    /// Policy entries in use, in table order.
+    rules: Vec<Entry>,
 }
 
 fn bus_err<E: fmt::Debug>(e: E) -> Error {
@@ -55,25 +69,71 @@ impl<B: RegBus> Engine<B>
 where
     B::Error: fmt::Debug,
 {
-    /// Take over an engine after reset: program `default` (the policy of QPs without a rule)
-    /// and its PD key.
+    /// Take over a protect (TX) engine after reset: program `default` (the policy of QPs
+    /// without a rule) and its PD key.
     ///
     /// # Errors
     /// [`Error::Engine`] for a bus error or a key size other than AES-128.
     pub fn new(bus: B, keys: &SessionKeys, default: QpPolicy) -> Result<Self> {
+        Self::take_over(bus, false, keys, default)
+    }
+
+    /// Take over a verify (RX) engine after reset: select cut-through or store-and-forward
+    /// output ([`regmap::CTRL`]), then program `default` and its PD key (and the key of
+    /// epoch + 1 if `default.next_epoch` is set).
+    ///
+    /// # Errors
+    /// [`Error::Engine`] for a bus error or a key size other than AES-128.
+    pub fn new_rx(
+        mut bus: B,
+        keys: &SessionKeys,
+        default: QpPolicy,
+        store_forward: bool,
+    ) -> Result<Self> {
+        let ctrl = if store_forward {
+            regmap::CTRL_STORE_FORWARD
+        } else {
+            0
+        };
+        bus.write32(regmap::CTRL, ctrl).map_err(bus_err)?;
+        Self::take_over(bus, true, keys, default)
+    }
+
+    fn take_over(bus: B, rx: bool, keys: &SessionKeys, default: QpPolicy) -> Result<Self> {
         let mut e = Self {
             bus,
+            rx,
             default,
             slots: [None; regmap::NUM_PD],
             rules: Vec::new(),
         };
         if e.default.mode != Mode::Bypass {
             e.ensure_slot(keys, e.default.pd, e.default.epoch)?;
+            if e.accepts_next(&e.default) {
+                e.ensure_slot(keys, e.default.pd, e.default.epoch.wrapping_add(1))?;
+            }
         }
-        let w = regmap::policy_writes(regmap::DEFAULT, &[0; 16], 0, &e.default)
-            .map_err(|x| Error::Engine(x.to_string()))?;
+        let w = e.policy_writes(regmap::DEFAULT, &[0; 16], 0, &e.default.clone())?;
         e.write(&w)?;
         Ok(e)
+    }
+
+    /// Whether the engine accepts epoch + 1 of `p` (a receiver with next_epoch set).
+    fn accepts_next(&self, p: &QpPolicy) -> bool {
+        self.rx && p.next_epoch
+    }
+
+    /// The writes of a policy (`regmap::policy_writes`), word 0 last; on a receiver word 0
+    /// carries [`regmap::NEXT_EPOCH`] when `p.next_epoch` is set.
+    fn policy_writes(&self, base: u16, gid: &Gid, qpn: u32, p: &QpPolicy) -> Result<Vec<RegWrite>> {
+        let mut w =
+            regmap::policy_writes(base, gid, qpn, p).map_err(|x| Error::Engine(x.to_string()))?;
+        if self.accepts_next(p) {
+            if let Some(w0) = w.last_mut() {
+                w0.data |= regmap::NEXT_EPOCH;
+            }
+        }
+        Ok(w)
     }
 
     fn write(&mut self, w: &[RegWrite]) -> Result<()> {
@@ -100,18 +160,19 @@ where
         Ok(j)
     }
 
-    /// Remove PD key slots no policy uses any more.
+    /// Remove PD key slots no policy uses any more (its epoch, or on a receiver its epoch + 1
+    /// while next_epoch is set).
     fn retire_unused(&mut self) -> Result<()> {
         for j in 0..regmap::NUM_PD {
             let Some((pd, ep)) = self.slots[j] else {
                 continue;
             };
-            let used = (self.default.mode != Mode::Bypass
-                && (self.default.pd, self.default.epoch) == (pd, ep))
-                || self
-                    .rules
-                    .iter()
-                    .any(|(r, e)| (r.pd, *e) == (pd, ep) && r.mode != Mode::Bypass);
+            let uses = |p: &QpPolicy| {
+                p.mode != Mode::Bypass
+                    && p.pd == pd
+                    && (p.epoch == ep || (self.accepts_next(p) && p.epoch.wrapping_add(1) == ep))
+            };
+            let used = uses(&self.default) || self.rules.iter().any(|r| uses(&Self::policy_of(r)));
             if !used {
                 self.write(&regmap::pd_slot_clear(j))?;
                 self.slots[j] = None;
@@ -120,19 +181,36 @@ where
         Ok(())
     }
 
-    fn rule_writes(idx: usize, r: &QpRule, epoch: u8) -> Result<Vec<RegWrite>> {
-        let p = QpPolicy {
-            mode: r.mode,
-            pd: r.pd,
-            gen: r.gen,
-            epoch,
-            next_epoch: false,
-        };
-        let base = regmap::POLICY + regmap::POLICY_STRIDE * idx as u16;
-        regmap::policy_writes(base, &r.gid, r.qpn, &p).map_err(|e| Error::Engine(e.to_string()))
+    fn policy_of(r: &Entry) -> QpPolicy {
+        QpPolicy {
+            mode: r.rule.mode,
+            pd: r.rule.pd,
+            gen: r.rule.gen,
+            epoch: r.epoch,
+            next_epoch: r.next,
+        }
     }
 
-    /// Install (or replace) the rule of (`rule.gid`, `rule.qpn`) under `epoch`.
+    fn rule_writes(&self, idx: usize, r: &Entry) -> Result<Vec<RegWrite>> {
+        let base = regmap::POLICY + regmap::POLICY_STRIDE * idx as u16;
+        self.policy_writes(base, &r.rule.gid, r.rule.qpn, &Self::policy_of(r))
+    }
+
+    /// Rewrite word 0 of entry `idx` (or of the default policy for `None`) only: the switch of
+    /// its epoch or next-epoch bit is then atomic per frame.
+    fn write_word0(&mut self, idx: Option<usize>) -> Result<()> {
+        let w = match idx {
+            Some(i) => self.rule_writes(i, &self.rules[i].clone())?,
+            None => self.policy_writes(regmap::DEFAULT, &[0; 16], 0, &self.default.clone())?,
+        };
+        let w0 = *w
+            .last()
+            .ok_or_else(|| Error::Engine("empty policy write".into()))?;
+        self.write(&[w0])
+    }
+
+    /// Install (or replace) the rule of (`rule.gid`, `rule.qpn`) under `epoch` (next_epoch
+    /// clear), then remove the PD keys no policy uses.
     ///
     /// # Errors
     /// [`Error::Engine`] when the policy table or the PD key slots are full, or on a bus error.
@@ -140,7 +218,7 @@ where
         let idx = match self
             .rules
             .iter()
-            .position(|(r, _)| (r.gid, r.qpn) == (rule.gid, rule.qpn))
+            .position(|r| (r.rule.gid, r.rule.qpn) == (rule.gid, rule.qpn))
         {
             Some(i) => i,
             None if self.rules.len() < regmap::NUM_POLICIES => self.rules.len(),
@@ -154,12 +232,17 @@ where
         if rule.mode != Mode::Bypass {
             self.ensure_slot(keys, rule.pd, epoch)?;
         }
-        let w = Self::rule_writes(idx, &rule, epoch)?;
+        let entry = Entry {
+            rule,
+            epoch,
+            next: false,
+        };
+        let w = self.rule_writes(idx, &entry)?;
         self.write(&w)?;
         if idx == self.rules.len() {
-            self.rules.push((rule, epoch));
+            self.rules.push(entry);
         } else {
-            self.rules[idx] = (rule, epoch);
+            self.rules[idx] = entry;
         }
         self.retire_unused()
     }
@@ -172,17 +255,17 @@ where
         let Some(idx) = self
             .rules
             .iter()
-            .position(|(r, _)| (r.gid, r.qpn) == (*gid, qpn))
+            .position(|r| (r.rule.gid, r.rule.qpn) == (*gid, qpn))
         else {
             return Ok(());
         };
         // keep the table dense: move the last entry into the hole, then clear the last
         let last = self.rules.len() - 1;
         if idx != last {
-            let (r, e) = self.rules[last].clone();
-            let w = Self::rule_writes(idx, &r, e)?;
+            let r = self.rules[last].clone();
+            let w = self.rule_writes(idx, &r)?;
             self.write(&w)?;
-            self.rules[idx] = (r, e);
+            self.rules[idx] = r;
         }
         let base = regmap::POLICY + regmap::POLICY_STRIDE * last as u16;
         self.write(&[RegWrite {
@@ -193,36 +276,77 @@ where
         self.retire_unused()
     }
 
-    /// Rotate protection domain `pd` to `epoch` (make-before-break, no QP teardown): install
-    /// K_pd(pd, epoch), switch every policy of `pd` (and the default policy if it is `pd`'s)
-    /// with one word-0 write each, then remove the keys no policy uses. Receivers must accept
-    /// `epoch` before this is called (docs/key-hierarchy.md, epochs).
+    /// Receiver step 1 of a rotation of protection domain `pd` to `epoch`: install
+    /// K_pd(pd, epoch) beside the current key and set next_epoch in word 0 of every policy of
+    /// `pd` at `epoch - 1` (one write each). Every QP of those policies, running or new, then
+    /// accepts `epoch` as well; its first authenticated packet under it promotes the QP
+    /// (docs/register-map.md, epoch rotation). Call it on every receiver before any sender
+    /// calls [`rotate`](Self::rotate).
+    ///
+    /// # Errors
+    /// [`Error::Engine`] on a protect (TX) engine, when no PD key slot is free, or on a bus
+    /// error.
+    pub fn accept_next(&mut self, keys: &SessionKeys, pd: u32, epoch: u8) -> Result<()> {
+        if !self.rx {
+            return Err(Error::Engine(
+                "accept_next is a receiver step; this engine drives a protect top (Engine::new)"
+                    .into(),
+            ));
+        }
+        self.ensure_slot(keys, pd, epoch)?;
+        let prev = epoch.wrapping_sub(1);
+        for i in 0..self.rules.len() {
+            let r = &self.rules[i];
+            if r.rule.pd == pd && r.rule.mode != Mode::Bypass && r.epoch == prev && !r.next {
+                self.rules[i].next = true;
+                self.write_word0(Some(i))?;
+            }
+        }
+        let d = &self.default;
+        if d.pd == pd && d.mode != Mode::Bypass && d.epoch == prev && !d.next_epoch {
+            self.default.next_epoch = true;
+            self.write_word0(None)?;
+        }
+        Ok(())
+    }
+
+    /// Switch protection domain `pd` to `epoch` (make-before-break, no QP teardown): install
+    /// K_pd(pd, epoch) if it is not there, then rewrite word 0 of every policy of `pd` (and of
+    /// the default policy if it is `pd`'s) with `epoch` and next_epoch clear, one write each.
+    /// On a sender this is step 2 of docs/register-map.md (every later frame uses `epoch`,
+    /// PNs go on); on a receiver step 3 (receivers must have run
+    /// [`accept_next`](Self::accept_next) before any sender rotates). The old keys stay until
+    /// [`retire`](Self::retire): frames under the old epoch may still be in flight.
     ///
     /// # Errors
     /// [`Error::Engine`] when no PD key slot is free for the new epoch, or on a bus error.
     pub fn rotate(&mut self, keys: &SessionKeys, pd: u32, epoch: u8) -> Result<()> {
         self.ensure_slot(keys, pd, epoch)?;
         for i in 0..self.rules.len() {
-            if self.rules[i].0.pd == pd && self.rules[i].1 != epoch {
-                let r = self.rules[i].0.clone();
-                let w = Self::rule_writes(i, &r, epoch)?;
-                // only word 0 changes: write it alone (atomic switch per frame)
-                let w0 = *w
-                    .last()
-                    .ok_or_else(|| Error::Engine("empty policy write".into()))?;
-                self.write(&[w0])?;
-                self.rules[i].1 = epoch;
+            let r = &self.rules[i];
+            if r.rule.pd == pd && (r.epoch != epoch || r.next) {
+                self.rules[i].epoch = epoch;
+                self.rules[i].next = false;
+                self.write_word0(Some(i))?;
             }
         }
-        if self.default.pd == pd && self.default.epoch != epoch {
+        let d = &self.default;
+        if d.pd == pd && (d.epoch != epoch || d.next_epoch) {
             self.default.epoch = epoch;
-            let w = regmap::policy_writes(regmap::DEFAULT, &[0; 16], 0, &self.default)
-                .map_err(|x| Error::Engine(x.to_string()))?;
-            let w0 = *w
-                .last()
-                .ok_or_else(|| Error::Engine("empty policy write".into()))?;
-            self.write(&[w0])?;
+            self.default.next_epoch = false;
+            self.write_word0(None)?;
         }
+        Ok(())
+    }
+
+    /// Step 4 of a rotation: remove the PD keys no policy uses any more. Call it once no
+    /// frame under the old epoch is in flight (one maximum frame time after the last
+    /// [`rotate`](Self::rotate) on every sender): a frame whose (PD, epoch) has no key is
+    /// rejected as unknown-key.
+    ///
+    /// # Errors
+    /// [`Error::Engine`] on a bus error.
+    pub fn retire(&mut self) -> Result<()> {
         self.retire_unused()
     }
 
@@ -293,7 +417,7 @@ mod tests {
     }
 
     #[test]
-    fn rotation_installs_the_new_key_before_switching_and_retires_the_old_after() {
+    fn rotation_installs_the_new_key_before_switching_and_retire_removes_the_old() {
         let k = keys();
         let mut e = Engine::new(Log::default(), &k, bypass()).expect("new");
         e.install(&k, rule(0x11, 5), 0).expect("install");
@@ -317,11 +441,15 @@ mod tests {
             .map(|(i, _)| i)
             .collect();
         assert_eq!(switches.len(), 2, "one word-0 write per policy");
-        let cleared = w
-            .iter()
-            .position(|&(a, d)| a == regmap::PD && d == 0)
-            .expect("old slot cleared");
-        assert!(slot1_valid < switches[0] && switches[1] < cleared);
+        assert!(slot1_valid < switches[0]);
+        assert!(
+            !w.iter().any(|&(a, d)| a == regmap::PD && d == 0),
+            "the old key stays until retire (frames under epoch 0 may be in flight)"
+        );
+        assert_eq!(e.slots(), &[Some((5, 0)), Some((5, 1)), None, None]);
+        let mark = e.bus.writes.len();
+        e.retire().expect("retire");
+        assert_eq!(e.bus.writes[mark], (regmap::PD, 0), "old slot cleared");
         // the new key in slot 1 is K_pd(5, 1)
         let want = k.pd(5, 1).expect("pd");
         let mut got = Vec::new();
@@ -330,6 +458,67 @@ mod tests {
         }
         assert_eq!(got, want.bytes());
         assert_eq!(e.slots(), &[None, Some((5, 1)), None, None]);
+    }
+
+    /// Word 0 writes to policy entry 0 / 1 after `mark`: (entry, epoch, next-epoch bit).
+    fn word0s(e: &Engine<Log>, mark: usize) -> Vec<(u16, u32, bool)> {
+        e.bus.writes[mark..]
+            .iter()
+            .filter(|&&(a, d)| {
+                (a == regmap::POLICY || a == regmap::POLICY + regmap::POLICY_STRIDE) && d >> 31 == 1
+            })
+            .map(|&(a, d)| {
+                (
+                    (a - regmap::POLICY) / regmap::POLICY_STRIDE,
+                    (d >> 16) & 0xFF,
+                    d & regmap::NEXT_EPOCH != 0,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn receiver_rotation_accepts_next_then_switches_then_retires() {
+        let k = keys();
+        let mut e = Engine::new_rx(Log::default(), &k, bypass(), true).expect("new_rx");
+        assert_eq!(e.bus.writes[0], (regmap::CTRL, regmap::CTRL_STORE_FORWARD));
+        e.install(&k, rule(0x11, 5), 0).expect("install");
+        e.install(&k, rule(0x12, 5), 0).expect("install");
+
+        // step 1: K_pd(5, 1) beside K_pd(5, 0), next_epoch set by one word-0 write each
+        let mark = e.bus.writes.len();
+        e.accept_next(&k, 5, 1).expect("accept_next");
+        assert_eq!(e.slots(), &[Some((5, 0)), Some((5, 1)), None, None]);
+        assert_eq!(word0s(&e, mark), [(0, 0, true), (1, 0, true)]);
+        let w0_writes = e.bus.writes[mark..]
+            .iter()
+            .filter(|&&(a, _)| a >= regmap::POLICY && a < regmap::PD)
+            .count();
+        assert_eq!(w0_writes, 2, "only word 0 of each policy is written");
+        // installing another QP must keep the accepted key: the policies use it
+        e.install(&k, rule(0x13, 6), 0).expect("install");
+        assert_eq!(e.slots()[1], Some((5, 1)), "epoch + 1 key kept");
+
+        // step 3: the policies move to epoch 1, next_epoch clear; the old key stays
+        let mark = e.bus.writes.len();
+        e.rotate(&k, 5, 1).expect("rotate");
+        assert_eq!(word0s(&e, mark), [(0, 1, false), (1, 1, false)]);
+        assert_eq!(e.slots()[0], Some((5, 0)));
+        // step 4
+        e.retire().expect("retire");
+        assert_eq!(e.slots()[..2], [None, Some((5, 1))]);
+        assert_eq!(e.slots().iter().flatten().count(), 2, "PD 6's key stays");
+    }
+
+    #[test]
+    fn accept_next_is_refused_on_a_sender() {
+        let k = keys();
+        let mut e = Engine::new(Log::default(), &k, bypass()).expect("new");
+        e.install(&k, rule(0x11, 5), 0).expect("install");
+        let n = e.bus.writes.len();
+        let err = e.accept_next(&k, 5, 1).expect_err("TX engine");
+        assert!(err.to_string().contains("receiver"), "{err}");
+        assert_eq!(e.bus.writes.len(), n, "nothing written");
     }
 
     #[test]

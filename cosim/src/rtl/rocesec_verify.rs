@@ -5,7 +5,9 @@
 //! register selecting cut-through or store-and-forward) and the RX counters.
 
 use rocesec_model::keys::KeyFile;
-use rocesec_model::regmap;
+use rocesec_model::regmap::{self, RegBus};
+
+use super::axil::AxilError;
 
 use super::rocesec_protect::{RocesecProtect, RunResult, Traffic};
 use super::{SplitMix64, Top};
@@ -176,5 +178,17 @@ impl RocesecVerify {
     /// Read one register.
     pub fn read(&mut self, addr: u16) -> u32 {
         self.dut.read(addr)
+    }
+}
+
+/// The top as a register bus (its AXI4-Lite port), as [`RocesecProtect`]'s, so the host
+/// library's `rocesec_host::engine::Engine` (made with `Engine::new_rx`) can program it.
+impl RegBus for RocesecVerify {
+    type Error = AxilError;
+    fn write32(&mut self, addr: u16, data: u32) -> Result<(), AxilError> {
+        self.dut.write32(addr, data)
+    }
+    fn read32(&mut self, addr: u16) -> Result<u32, AxilError> {
+        self.dut.read32(addr)
     }
 }
