@@ -223,6 +223,8 @@ fn host_lib_rotates_a_receiver_with_every_write_during_traffic() {
         assert_eq!(c.frames, stream.len() as u64);
         assert_eq!(c.rejected_for(Reason::UnknownKey), 0);
         assert!(c.epoch_promotions >= 2, "running QPs promoted: {c:?}");
+        let d = regmap::read_rx_drops(&mut dut).unwrap();
+        assert_eq!(d, regmap::RxDrops::default(), "nothing dropped");
         eprintln!(
             "receiver rotation [{}]: {} frames, {} promotions, write batches queued/answered \
              at cycles {:?}, first epoch-1 frame in at cycle {}",

@@ -358,6 +358,20 @@ where
         regmap::read_counters(&mut self.bus).map_err(bus_err)
     }
 
+    /// A verify engine's drop counters (store-and-forward rejections, oversize frames;
+    /// `docs/register-map.md`).
+    ///
+    /// # Errors
+    /// [`Error::Engine`] on a protect (TX) engine, or on a bus error.
+    pub fn rx_drops(&mut self) -> Result<regmap::RxDrops> {
+        if !self.rx {
+            return Err(Error::Engine(
+                "rx_drops reads verify-top counters; this engine drives a protect top".into(),
+            ));
+        }
+        regmap::read_rx_drops(&mut self.bus).map_err(bus_err)
+    }
+
     /// (PD, epoch) of each PD key slot, as programmed.
     pub fn slots(&self) -> &[Option<(u32, u8)>] {
         &self.slots

@@ -342,9 +342,11 @@ pub fn apply<B: RegBus + ?Sized>(bus: &mut B, writes: &[RegWrite]) -> Result<(),
     Ok(())
 }
 
-/// Read the engine's counters into a [`Counters`] (the RX-only `epoch_promotions` stays 0).
-/// The hardware counters are 32 bits and wrap; a driver that polls more often than every 2^32
-/// frames extends them.
+/// Read the engine's counters into a [`Counters`]: words 0..4, the rejections 8 + r and, from
+/// a verify top, `epoch_promotions` ([`CNT_PROMOTIONS`]; the protect top reads 0 there). The
+/// verify top's drops are [`read_rx_drops`]. The hardware counters are 32 bits and wrap; a
+/// driver that polls more often than every 2^32 frames extends them. (Until session 17 this
+/// left `epoch_promotions` at 0 on every engine.)
 ///
 /// # Errors
 /// The first bus error.
@@ -359,10 +361,32 @@ pub fn read_counters<B: RegBus + ?Sized>(bus: &mut B) -> Result<Counters, B::Err
         bypass: w[2],
         cnp: w[3],
         not_roce: w[4],
+        epoch_promotions: w[CNT_PROMOTIONS],
         ..Counters::default()
     };
     c.rejected.copy_from_slice(&w[8..24]);
     Ok(c)
+}
+
+/// Frames a verify (RX) top dropped rather than released, by cause.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RxDrops {
+    /// Rejected frames dropped in store-and-forward mode ([`CNT_DROPPED`]; every rejection
+    /// in that mode, also counted by reason in [`Counters::rejected`]).
+    pub store_forward: u64,
+    /// Frames dropped because they exceed the output frame FIFO ([`CNT_OVERSIZE`]).
+    pub oversize: u64,
+}
+
+/// Read a verify top's drop counters (32 bits, wrapping; a protect top reads zeros).
+///
+/// # Errors
+/// The first bus error.
+pub fn read_rx_drops<B: RegBus + ?Sized>(bus: &mut B) -> Result<RxDrops, B::Error> {
+    Ok(RxDrops {
+        store_forward: u64::from(bus.read32(COUNT + 4 * CNT_DROPPED as u16)?),
+        oversize: u64::from(bus.read32(COUNT + 4 * CNT_OVERSIZE as u16)?),
+    })
 }
 
 #[cfg(test)]
@@ -511,8 +535,14 @@ mod tests {
         m.write32(COUNT, 10).expect("w");
         m.write32(COUNT + 4, 7).expect("w");
         m.write32(COUNT + 4 * (8 + 7), 3).expect("w");
+        m.write32(COUNT + 4 * CNT_PROMOTIONS as u16, 5).expect("w");
         let c = read_counters(&mut m).expect("r");
         assert_eq!((c.frames, c.processed), (10, 7));
+        assert_eq!(c.epoch_promotions, 5, "RX counter 6");
+        m.write32(COUNT + 4 * CNT_DROPPED as u16, 4).expect("w");
+        m.write32(COUNT + 4 * CNT_OVERSIZE as u16, 2).expect("w");
+        let d = read_rx_drops(&mut m).expect("r");
+        assert_eq!((d.store_forward, d.oversize), (4, 2));
         assert_eq!(c.rejected_for(crate::verdict::Reason::Replay), 3);
         assert_eq!(c.total_rejected(), 3);
     }
