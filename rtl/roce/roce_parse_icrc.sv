@@ -13,10 +13,13 @@
 // `icrc_off_i` (= end of the IP packet − 4). Model: model/src/roce/icrc.rs.
 //
 // beat_data_i byte i (bits [8i+7:8i]) is frame byte beat_base_i + i (AXI4-Stream order);
-// beat_keep_i bit i marks it valid. beat_base_i is a multiple of BeatBytes (beats are aligned to
-// the frame's first byte); its low bits are ignored. The layout inputs (ip_off_i, ipv6_i, udp_off_i, bth_off_i,
-// icrc_off_i) must be correct for every byte of the beat they affect; bytes outside
-// [ip_off_i, icrc_off_i) are excluded.
+// beat_keep_i bit i marks it valid. beat_base_i is a multiple of BeatBytes (beats are aligned
+// to the frame's first byte); its low bits are ignored. The layout inputs (ip_off_i, ipv6_i,
+// udp_off_i, bth_off_i, icrc_off_i) must be correct for every byte of the beat they affect;
+// bytes outside [ip_off_i, icrc_off_i) are excluded. ip_off_i is 14, 18 or 22 (Ethernet II
+// with up to two 802.1Q/802.1ad tags, as roce_parse gives it; only bits [4:2] are read): the
+// IP header's lane masks are then constants per tag count, chosen by it, with no addition on
+// ip_off_i.
 //
 // Partial beats use the invertibility of the CRC over zero bytes: excluded leading bytes are
 // zeroed and the register is pre-loaded with the state that, after those zero bytes, equals
@@ -186,7 +189,6 @@ module roce_parse_icrc #(
   logic [128*LANES-1:0] s0_data;
   logic                 s0_any;      // some byte of the beat is covered
   logic                 s0_start;    // the beat holds ip_off
-  logic [7:0]           s0_lead;     // covered bytes start at this index
   logic [31:0]          s0_init;     // state before the covered bytes: U_lead StatePrefix
   logic [7:0]           s0_trail;    // bytes after the last covered one
   logic [3:0]           s0_st_we;    // stored ICRC byte j is in this beat
@@ -213,28 +215,54 @@ module roce_parse_icrc #(
     for (int i = 0; i < BeatBytes; i++) lanes_from[i] = lt || (eq && x[LB-1:0] <= LB'(i));
   endfunction
 
+  // VLAN tag count of ip_off_i = 14 + 4·ipv (bits [4:2]: 011, 100, 101)
+  logic [1:0] ipv;
+  logic       unused_ip_off;
+  assign unused_ip_off = ^{ip_off_i[7:5], ip_off_i[1:0]};
   always_comb begin
-    logic [HW-1:0]        bhi;
-    logic [16:0]          ip, udp, bth, icrc;
+    unique case (ip_off_i[4:2])
+      3'b100:  ipv = 2'd1;
+      3'b101:  ipv = 2'd2;
+      default: ipv = 2'd0;
+    endcase
+  end
+
+  // Lane masks of the IP header per tag count v, at the constant offset 14 + 4v (v = 3 does not
+  // occur), side by side in flat vectors (Yosys 0.70 cannot index a packed 2-D local).
+  logic [HW-1:0]          bhi;
+  logic [4*BeatBytes-1:0] ipm_from, ipm_nib, ipm_ff4, ipm_ff6;
+  logic [3:0]             ipm_start;
+  logic [4*32-1:0]        ipm_init;
+  assign bhi = {1'b0, beat_base_i[15:LB]};
+
+  always_comb begin
+    logic [16:0] ipc;
+    for (int v = 0; v < 4; v++) begin
+      ipc = 17'(14 + 4 * v);
+      ipm_from[BeatBytes*v +: BeatBytes] = lanes_from(ipc, bhi);
+      ipm_nib[BeatBytes*v +: BeatBytes]  = lane_at(ipc, bhi);
+      ipm_ff6[BeatBytes*v +: BeatBytes]  = lane_at(ipc + 17'd1, bhi) | lane_at(ipc + 17'd2, bhi) |
+                                           lane_at(ipc + 17'd3, bhi) | lane_at(ipc + 17'd7, bhi);
+      ipm_ff4[BeatBytes*v +: BeatBytes]  = lane_at(ipc + 17'd1, bhi) | lane_at(ipc + 17'd8, bhi) |
+                                           lane_at(ipc + 17'd10, bhi) | lane_at(ipc + 17'd11, bhi);
+      ipm_start[v] = ipc[16:LB] == bhi;
+      // state before the covered bytes when the beat holds ip_off: U_lead StatePrefix
+      ipm_init[32*v +: 32] = ipm_start[v] ? unzero_fast(StatePrefix, 8'(ipc[LB-1:0])) : StatePrefix;
+    end
+  end
+
+  always_comb begin
+    logic [16:0]          udp, bth, icrc;
     logic [BeatBytes-1:0] incl, ff, nib, at;
-    bhi  = {1'b0, beat_base_i[15:LB]};
-    ip   = {9'h0, ip_off_i};
     udp  = {9'h0, udp_off_i};
     bth  = {9'h0, bth_off_i};
     icrc = {1'b0, icrc_off_i};
     // covered: [ip_off, icrc_off)
-    incl = beat_keep_i & lanes_from(ip, bhi) & ~lanes_from(icrc, bhi);
+    incl = beat_keep_i & ipm_from[BeatBytes*ipv +: BeatBytes] & ~lanes_from(icrc, bhi);
     // invariant fields forced to ones (Annex A17.8)
-    ff  = lane_at(udp + 17'd6, bhi) | lane_at(udp + 17'd7, bhi) | lane_at(bth + 17'd4, bhi);
-    nib = '0;
-    if (ipv6_i) begin
-      nib = lane_at(ip, bhi);
-      ff  = ff | lane_at(ip + 17'd1, bhi) | lane_at(ip + 17'd2, bhi) | lane_at(ip + 17'd3, bhi) |
-            lane_at(ip + 17'd7, bhi);
-    end else begin
-      ff  = ff | lane_at(ip + 17'd1, bhi) | lane_at(ip + 17'd8, bhi) | lane_at(ip + 17'd10, bhi) |
-            lane_at(ip + 17'd11, bhi);
-    end
+    ff  = lane_at(udp + 17'd6, bhi) | lane_at(udp + 17'd7, bhi) | lane_at(bth + 17'd4, bhi) |
+          (ipv6_i ? ipm_ff6[BeatBytes*ipv +: BeatBytes] : ipm_ff4[BeatBytes*ipv +: BeatBytes]);
+    nib = ipv6_i ? ipm_nib[BeatBytes*ipv +: BeatBytes] : '0;
     s0_data = '0;
     for (int i = 0; i < BeatBytes; i++) begin
       if (incl[i]) begin
@@ -253,9 +281,8 @@ module roce_parse_icrc #(
         if (at[i]) s0_st_data[8*j +: 8] = beat_data_i[8*i +: 8];
       end
     end
-    s0_start = ip[16:LB] == bhi;
-    s0_lead  = s0_start ? 8'(ip[LB-1:0]) : 8'd0;
-    s0_init  = unzero_fast(StatePrefix, s0_lead);  // a constant per lead: a small table
+    s0_start = ipm_start[ipv];
+    s0_init  = ipm_init[32*ipv +: 32];
     s0_trail = (icrc[16:LB] == bhi && icrc[LB-1:0] != '0) ?
                8'(9'(BeatBytes) - 9'(icrc[LB-1:0])) : 8'd0;
   end
