@@ -101,10 +101,27 @@ module roce_parse
     endcase
   endfunction
 
-  // ViewBytes bytes of the window from the UDP header: udp_off = ip_off + 4·IHL (or + 40) is
-  // 2 mod 4 for every frame (ip_off is 14, 18 or 22), so a shifter by words after 2 bytes.
+  // ViewBytes bytes of the window from the UDP header (udp_w = udp_off[7:2]). udp_off = ip_off
+  // + 4·IHL (or + 40) is 2 mod 4 and 34 .. 82 for every frame whose IP header passes the checks
+  // (ip_off 14, 18 or 22, IHL 5 .. 15): a 13-way choice of constant views, not a 64-way word
+  // shifter. Other values (frames the IP checks reject, whose L4 fields are not read) take
+  // the view at 34.
   function automatic logic [8*ViewBytes-1:0] l4_of(logic [8*WinBytes-1:0] w, logic [5:0] udp_w);
-    l4_of = (8*ViewBytes)'((w >> 16) >> {udp_w, 5'b00000});  // udp_w = udp_off[7:2]
+    unique case (udp_w)
+      6'd9:  l4_of = (8*ViewBytes)'(w >> (8 * 38));
+      6'd10: l4_of = (8*ViewBytes)'(w >> (8 * 42));
+      6'd11: l4_of = (8*ViewBytes)'(w >> (8 * 46));
+      6'd12: l4_of = (8*ViewBytes)'(w >> (8 * 50));
+      6'd13: l4_of = (8*ViewBytes)'(w >> (8 * 54));
+      6'd14: l4_of = (8*ViewBytes)'(w >> (8 * 58));
+      6'd15: l4_of = (8*ViewBytes)'(w >> (8 * 62));
+      6'd16: l4_of = (8*ViewBytes)'(w >> (8 * 66));
+      6'd17: l4_of = (8*ViewBytes)'(w >> (8 * 70));
+      6'd18: l4_of = (8*ViewBytes)'(w >> (8 * 74));
+      6'd19: l4_of = (8*ViewBytes)'(w >> (8 * 78));
+      6'd20: l4_of = (8*ViewBytes)'(w >> (8 * 82));
+      default: l4_of = (8*ViewBytes)'(w >> (8 * 34));
+    endcase
   endfunction
 
   // Offset of extended header `flag` among those in `eth` (model opcode::eth::offset).
@@ -404,11 +421,27 @@ module roce_parse
     end
   endfunction
 
+  // Per-opcode constants: eth_len + 20 (UDP and BTH) and eth_len + 28 (UDP, BTH and SecHdr),
+  // 6 bits each (eth_len <= 32). op_info of a constant folds at elaboration, so the payload
+  // offset is a table read by the opcode and one addition, not eth_len's chain of additions
+  // behind the l4 view.
+  logic [6*256-1:0] op_pay20, op_pay28;
+  for (genvar o = 0; o < 256; o++) begin : gen_op_pay
+    roce_parse_pkg::op_info_t oi;
+    logic                     unused_oi;
+    assign oi        = roce_parse_pkg::op_info(8'(o));
+    assign unused_oi = ^{oi.valid, oi.service, oi.eth};
+    assign op_pay20[6*o +: 6] = oi.eth_len + 6'd20;
+    assign op_pay28[6*o +: 6] = oi.eth_len + 6'd28;
+  end
+
   roce_parse_pkg::roce_desc_t ext;
   logic [1:0] ext_unused_frag;  // IPv4 reserved and DF flags: not checked by the model
 
   l2_t                      x_l2;
   roce_parse_pkg::op_info_t x_op;
+  logic                     unused_x_op_len;  // the payload offset reads op_pay20/op_pay28
+  assign unused_x_op_len = ^x_op.eth_len;
   // IPv4 header words and which of them the header sum takes (not total length, checksum, nor
   // words past IHL; none for IPv6): partial sums here, finished in the e1 cycle (ip_words_sum)
   logic [30*16-1:0]         x_ipw;   // word j in bits [16j+15:16j]
@@ -426,9 +459,9 @@ module roce_parse
     logic [16:0]            ip_off;
     logic [16:0]            hl;
     logic [16:0]            ip_end;
-    logic [16:0]            udp_off;
-    logic [16:0]            bth_off;
-    logic [16:0]            eth_off;
+    logic [7:0]             udp_off;   // < 256: ip_off <= 22, hl <= 60
+    logic [7:0]             bth_off;
+    logic [7:0]             eth_off;   // < 256 as pay_off
     logic [7:0]             pay_off;   // < 256: eth_off <= 110, extended headers <= 44 bytes
     logic [15:0]            pay_end;   // checked in e1 (late_class) only where it is >= 0
     logic [16:0]            trailer;
@@ -535,10 +568,10 @@ module roce_parse
     end
 
     // UDP
-    udp_off     = ip_off + hl;
-    bth_off     = udp_off + 17'd8;
-    ext.udp_off = udp_off[7:0];
-    ext.bth_off = bth_off[7:0];
+    udp_off     = 8'(ip_off + hl);
+    bth_off     = udp_off + 8'd8;
+    ext.udp_off = udp_off;
+    ext.bth_off = bth_off;
     // the same UDP offset, registered when the beat that completed this window arrived
     // (x_udpw_q): the shifter is not behind the IHL arithmetic
     l4          = l4_of(win_q, x_udpw_q);
@@ -570,13 +603,15 @@ module roce_parse
     ext.sec_epoch = vb(l4, 21);
     ext.sec_pn    = {vbe16(l4, 22), vbe32(l4, 24)};
     ext.sec_valid = (ext.tver == 4'd1);
-    eth_off       = bth_off + (ext.sec_valid ? 17'd20 : 17'd12);
+    eth_off       = bth_off + (ext.sec_valid ? 8'd20 : 8'd12);
 
-    // Extended headers, payload, pad
-    pay_off         = 8'(eth_off + {11'h0, x_op.eth_len});
+    // Extended headers, payload, pad: payload offset = udp_off + 8 (UDP) + 12 (BTH) [+ 8
+    // (SecHdr)] + eth_len, one addition of a per-opcode constant (op_pay20/op_pay28)
+    pay_off         = udp_off + {2'b00, ext.sec_valid ? op_pay28[6*ext.opcode +: 6] :
+                                                          op_pay20[6*ext.opcode +: 6]};
     trailer         = ext.sec_valid ? 17'd20 : 17'd4;
     pay_end         = 16'(ip_end - trailer);
-    ext.eth_off     = eth_off[7:0];
+    ext.eth_off     = eth_off;
     ext.payload_off = pay_off;
     ext.payload_end = pay_end;
     // The checks from the UDP header on are made in the e1 cycle from the registered fields
