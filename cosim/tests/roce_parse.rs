@@ -19,6 +19,7 @@ use rocesec_model::keys::KeyFile;
 use rocesec_model::roce::build::Builder;
 use rocesec_model::roce::{self, icrc, Frame, NotRoce, ParseError, Service};
 use rocesec_model::sechdr::Mode;
+use rocesec_model::timing_verify::raw_descriptor;
 
 fn service_code(s: Service) -> u128 {
     match s {
@@ -159,6 +160,32 @@ fn check(frame: &[u8], d: &Desc) -> Result<(), String> {
     Ok(())
 }
 
+/// Every frame of at least 110 bytes, whatever its kind: the fields the verify top's
+/// decide-ahead check reads (opcode, SecHdr PN, `sec_valid` and the QP) equal
+/// `timing_verify::raw_descriptor`, which reads them at ip_off + 4·IHL (+ 40 for IPv6) even
+/// where the IP checks fail. (From 110 bytes on every byte it reads is in the frame: UDP at
+/// 82 at most, the PN ends at UDP + 28; shorter frames leave older window bytes in the RTL.)
+fn check_raw(frame: &[u8], d: &Desc, beat_bytes: usize) -> Result<(), String> {
+    if frame.len() < 110 {
+        return Ok(());
+    }
+    let window = 142usize.div_ceil(beat_bytes) * beat_bytes;
+    let (qp, pn, op) = raw_descriptor(frame, window);
+    let rtl = (d.opcode, d.sec_pn, d.sec_valid);
+    let model = (u128::from(op), u128::from(pn), u128::from(qp.is_some()));
+    if rtl != model {
+        return Err(format!("(opcode, sec_pn, sec_valid): rtl {rtl:x?} model {model:x?}"));
+    }
+    if let Some((gid, qpn)) = qp {
+        let rtl = (d.dest_gid, d.dest_qp);
+        let model = (u128::from_be_bytes(gid), u128::from(qpn));
+        if rtl != model {
+            return Err(format!("(dest_gid, dest_qp): rtl {rtl:x?} model {model:x?}"));
+        }
+    }
+    Ok(())
+}
+
 /// Header fields that the early `hdr_valid_o` pulse must already carry for a RoCE frame.
 fn same_header(a: &Desc, b: &Desc) -> bool {
     let (mut a, mut b) = (a.clone(), b.clone());
@@ -240,6 +267,14 @@ fn run(dut: &mut RoceParse, frames: &[Vec<u8>], rng: &mut SplitMix64, idle: u64)
                     f.len(),
                     hex::encode(&f[..f.len().min(160)]),
                     roce::parse(f)
+                );
+            }
+            if let Err(e) = check_raw(f, &d, bb) {
+                panic!(
+                    "frame {i} ({} bytes, kind {}): {e}\n{}",
+                    f.len(),
+                    d.kind,
+                    hex::encode(&f[..f.len().min(160)])
                 );
             }
             let h = hdr_seen.pop_front().expect("descriptor without hdr pulse");

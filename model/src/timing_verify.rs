@@ -286,8 +286,10 @@ pub fn profile(
 /// them: from fixed offsets of the header window whatever the frame's kind (a frame the parser
 /// calls not-RoCE or malformed still carries `sec_valid`, `dest_gid`, `dest_qp` and `sec_pn`),
 /// so a tampered copy of a pending frame waits for its verdict like the frame itself.
+/// `f` is the frame (bytes at or past `window`, the header window in bytes, read as 0).
 /// Returns (the QP of a frame with `sec_valid` (BTH TVer = 1), SecHdr PN, BTH opcode).
-fn raw_descriptor(f: &[u8], window: usize) -> (Option<QpId>, u64, u8) {
+/// `cosim/tests/roce_parse.rs` checks these against the RTL's descriptor for every frame.
+pub fn raw_descriptor(f: &[u8], window: usize) -> (Option<QpId>, u64, u8) {
     let b = |o: usize| -> u8 {
         if o < window {
             f.get(o).copied().unwrap_or(0)

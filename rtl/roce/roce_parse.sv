@@ -102,12 +102,19 @@ module roce_parse
   endfunction
 
   // ViewBytes bytes of the window from the UDP header (udp_w = udp_off[7:2]). udp_off = ip_off
-  // + 4·IHL (or + 40) is 2 mod 4 and 34 .. 82 for every frame whose IP header passes the checks
-  // (ip_off 14, 18 or 22, IHL 5 .. 15): a 13-way choice of constant views, not a 64-way word
-  // shifter. Other values (frames the IP checks reject, whose L4 fields are not read) take
-  // the view at 34.
+  // + 4·IHL (or + 40 for IPv6) with ip_off 14, 18 or 22 and the IHL nibble 0 .. 15 is 2 mod 4
+  // and 14 .. 82 for every frame, whatever its kind (a frame the IP checks reject still has its
+  // L4 fields read at that offset, and the model's timing layer reads them there too:
+  // timing_verify::raw_descriptor): an 18-way choice of constant views, not a 64-way word
+  // shifter. The default is never taken.
   function automatic logic [8*ViewBytes-1:0] l4_of(logic [8*WinBytes-1:0] w, logic [5:0] udp_w);
     unique case (udp_w)
+      6'd3:  l4_of = (8*ViewBytes)'(w >> (8 * 14));
+      6'd4:  l4_of = (8*ViewBytes)'(w >> (8 * 18));
+      6'd5:  l4_of = (8*ViewBytes)'(w >> (8 * 22));
+      6'd6:  l4_of = (8*ViewBytes)'(w >> (8 * 26));
+      6'd7:  l4_of = (8*ViewBytes)'(w >> (8 * 30));
+      6'd8:  l4_of = (8*ViewBytes)'(w >> (8 * 34));
       6'd9:  l4_of = (8*ViewBytes)'(w >> (8 * 38));
       6'd10: l4_of = (8*ViewBytes)'(w >> (8 * 42));
       6'd11: l4_of = (8*ViewBytes)'(w >> (8 * 46));
