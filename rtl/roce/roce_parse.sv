@@ -442,6 +442,26 @@ module roce_parse
     assign op_pay28[6*o +: 6] = oi.eth_len + 6'd28;
   end
 
+  // IPv4 header words and which of them the header sum takes (not total length, checksum, nor
+  // words past IHL): for each VLAN count v the IP header is at the constant offset 14 + 4v with
+  // its IHL in the low nibble of that byte, so the three candidate sums are taken from fixed
+  // window words and chosen by v afterwards (no view shift in front of the adders). Partial
+  // sums here, finished in the e1 cycle (ip_words_sum).
+  logic [3*4*19-1:0] x_ipps_v;  // v = 0, 1, 2: ip_part_sums of that layout
+  always_comb begin
+    logic [30*16-1:0] w;    // word j in bits [16j+15:16j]
+    logic [29:0]      sel;
+    logic [3:0]       ihl;
+    for (int v = 0; v < 3; v++) begin
+      ihl = win_q[8*(14 + 4*v) +: 4];
+      for (int j = 0; j < 30; j++) begin
+        w[16*j +: 16] = wbe16(win_q, 32'(14 + 4*v + 2*j));
+        sel[j]        = j != 1 && j != 5 && 5'(j) < {ihl, 1'b0};
+      end
+      x_ipps_v[76*v +: 76] = ip_part_sums(sel, w);
+    end
+  end
+
   roce_parse_pkg::roce_desc_t ext;
   logic [1:0] ext_unused_frag;  // IPv4 reserved and DF flags: not checked by the model
 
@@ -449,10 +469,6 @@ module roce_parse
   roce_parse_pkg::op_info_t x_op;
   logic                     unused_x_op_len;  // the payload offset reads op_pay20/op_pay28
   assign unused_x_op_len = ^x_op.eth_len;
-  // IPv4 header words and which of them the header sum takes (not total length, checksum, nor
-  // words past IHL; none for IPv6): partial sums here, finished in the e1 cycle (ip_words_sum)
-  logic [30*16-1:0]         x_ipw;   // word j in bits [16j+15:16j]
-  logic [29:0]              x_ipsel;
   logic [4*19-1:0]          x_ipps;  // partial sums of words 8i .. 8i + 7 (ip_part_sums)
   logic                     x_done;      // Ethernet / IP checks decided the kind
   logic                     x_port_ok;   // UDP destination port 4791
@@ -561,11 +577,13 @@ module roce_parse
     ext.ip_end     = ip_end[15:0];
     ext.ip_len     = ext.ipv6 ? vbe16(l3, 4) : vbe16(l3, 2);
     ext.ip_sum     = 16'h0;  // in the next cycle (e1), from x_ipps
-    for (int j = 0; j < 30; j++) begin
-      x_ipw[16*j +: 16] = vbe16(l3, 32'(2 * j));
-      x_ipsel[j] = !ext.ipv6 && j != 1 && j != 5 && 17'(2 * j) < hl;
-    end
-    x_ipps = ip_part_sums(x_ipsel, x_ipw);
+    // the IPv4 header sum of this window's VLAN count (none for IPv6)
+    unique case (x_l2.vlans)
+      2'd1:    x_ipps = x_ipps_v[76 +: 76];
+      2'd2:    x_ipps = x_ipps_v[152 +: 76];
+      default: x_ipps = x_ipps_v[0 +: 76];
+    endcase
+    if (ext.ipv6) x_ipps = '0;
     // dest_gid: GID byte 0 (first address byte on the wire) in bits [127:120].
     for (int i = 0; i < 16; i++) begin
       if (ext.ipv6)   ext.dest_gid[127 - 8*i -: 8] = vb(l3, 24 + i);
