@@ -96,6 +96,10 @@ module rocesec_verify_emit
   localparam int unsigned NPrev = (24 + B - 1) / B;  // input beats of look-ahead in S1
   localparam int unsigned KW    = 128 * LANES;       // beat / keystream word width
 
+  if (FrameBeats < 2 || (FrameBeats & (FrameBeats - 1)) != 0) begin : gen_param_check
+    $error("rocesec_verify_emit: FrameBeats must be a power of two >= 2 (instance %m)");
+  end
+
   typedef logic [SlotW-1:0] slot_t;
 
   ///////////////
@@ -846,7 +850,9 @@ module rocesec_verify_emit
   logic          out_ready;
   logic          ovf_now;
 
-  assign fo_full   = (fo_wr_q - fo_rd_q) == (FAW+1)'(FrameBeats);
+  // full: wr - rd == FrameBeats (2^FAW) mod 2^(FAW+1), i.e. the pointers differ in their
+  // wrap bit only (an equality, no subtraction: this flag starts the S5 -> S4 ready chain)
+  assign fo_full   = (fo_wr_q[FAW] != fo_rd_q[FAW]) && (fo_wr_q[FAW-1:0] == fo_rd_q[FAW-1:0]);
   assign fo_saf    = fo_mid_q ? fo_saf_q : saf_i;
   assign fo_tuser  = s4_last ? {2'b00, jt_fwd_q[s4_slot], jt_reason_q[s4_slot]} : 8'h00;
   assign fo_bad    = fo_saf && s4_last && (jt_reason_q[s4_slot] != rocesec_pkg::ReasonOk);
