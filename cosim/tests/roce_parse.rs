@@ -174,13 +174,17 @@ fn check_raw(frame: &[u8], d: &Desc, beat_bytes: usize) -> Result<(), String> {
     let rtl = (d.opcode, d.sec_pn, d.sec_valid);
     let model = (u128::from(op), u128::from(pn), u128::from(qp.is_some()));
     if rtl != model {
-        return Err(format!("(opcode, sec_pn, sec_valid): rtl {rtl:x?} model {model:x?}"));
+        return Err(format!(
+            "(opcode, sec_pn, sec_valid): rtl {rtl:x?} model {model:x?}"
+        ));
     }
     if let Some((gid, qpn)) = qp {
         let rtl = (d.dest_gid, d.dest_qp);
         let model = (u128::from_be_bytes(gid), u128::from(qpn));
         if rtl != model {
-            return Err(format!("(dest_gid, dest_qp): rtl {rtl:x?} model {model:x?}"));
+            return Err(format!(
+                "(dest_gid, dest_qp): rtl {rtl:x?} model {model:x?}"
+            ));
         }
     }
     Ok(())
