@@ -19,6 +19,7 @@ use rocesec_model::keys::KeyFile;
 use rocesec_model::roce::build::Builder;
 use rocesec_model::roce::{self, icrc, Frame, NotRoce, ParseError, Service};
 use rocesec_model::sechdr::Mode;
+use rocesec_model::timing::Params;
 use rocesec_model::timing_verify::raw_descriptor;
 
 fn service_code(s: Service) -> u128 {
@@ -165,11 +166,11 @@ fn check(frame: &[u8], d: &Desc) -> Result<(), String> {
 /// `timing_verify::raw_descriptor`, which reads them at ip_off + 4·IHL (+ 40 for IPv6) even
 /// where the IP checks fail. (From 110 bytes on every byte it reads is in the frame: UDP at
 /// 82 at most, the PN ends at UDP + 28; shorter frames leave older window bytes in the RTL.)
-fn check_raw(frame: &[u8], d: &Desc, beat_bytes: usize) -> Result<(), String> {
+/// `window`: the build's header window in bytes (`timing::Params::header_window`).
+fn check_raw(frame: &[u8], d: &Desc, window: usize) -> Result<(), String> {
     if frame.len() < 110 {
         return Ok(());
     }
-    let window = 142usize.div_ceil(beat_bytes) * beat_bytes;
     let (qp, pn, op) = raw_descriptor(frame, window);
     let rtl = (d.opcode, d.sec_pn, d.sec_valid);
     let model = (u128::from(op), u128::from(pn), u128::from(qp.is_some()));
@@ -217,6 +218,9 @@ struct Stats {
 /// Stream `frames` through the DUT with random idle cycles; compare every descriptor.
 fn run(dut: &mut RoceParse, frames: &[Vec<u8>], rng: &mut SplitMix64, idle: u64) -> Stats {
     let bb = dut.beat_bytes();
+    let window = Params::for_lanes(u32::try_from(bb / 16).expect("lanes"))
+        .expect("a built LANES")
+        .header_window();
     let mut st = Stats {
         frames: 0,
         roce: 0,
@@ -273,7 +277,7 @@ fn run(dut: &mut RoceParse, frames: &[Vec<u8>], rng: &mut SplitMix64, idle: u64)
                     roce::parse(f)
                 );
             }
-            if let Err(e) = check_raw(f, &d, bb) {
+            if let Err(e) = check_raw(f, &d, window) {
                 panic!(
                     "frame {i} ({} bytes, kind {}): {e}\n{}",
                     f.len(),
