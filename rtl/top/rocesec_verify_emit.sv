@@ -842,7 +842,6 @@ module rocesec_verify_emit
   logic          fo_mid_q;     // inside a frame (its mode sampled)
   logic          fo_saf_q;     // store-and-forward for the frame being written
   logic          fo_ovf_q;     // the frame did not fit: discard it
-  logic          fo_full;
   logic          fo_saf;       // mode of the beat being written
   logic          fo_we;
   logic          fo_bad;       // last beat: rejected frame in store-and-forward
@@ -850,43 +849,70 @@ module rocesec_verify_emit
   logic          out_ready;
   logic          ovf_now;
 
-  // full: wr - rd == FrameBeats (2^FAW) mod 2^(FAW+1), i.e. the pointers differ in their
-  // wrap bit only (an equality, no subtraction: this flag starts the S5 -> S4 ready chain)
-  assign fo_full   = (fo_wr_q[FAW] != fo_rd_q[FAW]) && (fo_wr_q[FAW-1:0] == fo_rd_q[FAW-1:0]);
+  // The two pointer comparisons that start the S5 -> S4 ready chain are registers, computed
+  // from the pointers' next values (fo_*_d), so s5_ready is one LUT of flops and saf_i:
+  //   fo_full_q: wr - rd == FrameBeats (2^FAW) mod 2^(FAW+1), the pointers differ in their
+  //              wrap bit only;
+  //   fo_cmrd_q: cm == rd, nothing committed is left to read.
+  // Both equal the comparisons of the current pointers (logic-equivalent to computing them
+  // from fo_*_q, one cycle of every timing layer unchanged).
+  logic [FAW:0]  fo_wr_d, fo_cm_d, fo_rd_d;
+  logic          fo_full_q, fo_cmrd_q;
+  logic          fo_rd_go;     // a committed beat is read this cycle
+
   assign fo_saf    = fo_mid_q ? fo_saf_q : saf_i;
   assign fo_tuser  = s4_last ? {2'b00, jt_fwd_q[s4_slot], jt_reason_q[s4_slot]} : 8'h00;
   assign fo_bad    = fo_saf && s4_last && (jt_reason_q[s4_slot] != rocesec_pkg::ReasonOk);
   // Store-and-forward: a frame filling the whole FIFO can never be committed.
-  assign ovf_now   = fo_saf && fo_full && (fo_cm_q == fo_rd_q);
-  assign s5_ready  = !fo_full || fo_ovf_q || ovf_now;
+  assign ovf_now   = fo_saf && fo_full_q && fo_cmrd_q;
+  assign s5_ready  = !fo_full_q || fo_ovf_q || ovf_now;
   assign fo_we     = s4_valid && s5_ready && !fo_ovf_q && !ovf_now && !fo_bad;
+
+  always_comb begin
+    fo_wr_d = fo_wr_q;
+    fo_cm_d = fo_cm_q;
+    if (s4_valid && s5_ready) begin
+      if (fo_we) fo_wr_d = fo_wr_q + 1'b1;
+      if (!fo_saf) begin
+        fo_cm_d = fo_wr_q + 1'b1;                  // cut-through: every beat is committed
+      end else if (s4_last) begin
+        if (fo_bad || fo_ovf_q || ovf_now) begin
+          fo_wr_d = fo_cm_q;                       // rewind: the frame never leaves
+        end else begin
+          fo_cm_d = fo_wr_q + 1'b1;                // commit
+        end
+      end
+    end
+    fo_rd_d = fo_rd_go ? fo_rd_q + 1'b1 : fo_rd_q;
+  end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       fo_wr_q         <= '0;
       fo_cm_q         <= '0;
+      fo_full_q       <= 1'b0;
+      fo_cmrd_q       <= 1'b1;
       fo_mid_q        <= 1'b0;
       fo_saf_q        <= 1'b0;
       fo_ovf_q        <= 1'b0;
       drop_o          <= 1'b0;
       drop_oversize_o <= 1'b0;
     end else begin
+      fo_wr_q         <= fo_wr_d;
+      fo_cm_q         <= fo_cm_d;
+      fo_full_q       <= (fo_wr_d[FAW] != fo_rd_d[FAW]) &&
+                         (fo_wr_d[FAW-1:0] == fo_rd_d[FAW-1:0]);
+      fo_cmrd_q       <= (fo_cm_d == fo_rd_d);
       drop_o          <= 1'b0;
       drop_oversize_o <= 1'b0;
       if (s4_valid && s5_ready) begin
         fo_mid_q <= !s4_last;
         if (!fo_mid_q) fo_saf_q <= saf_i;
         if (ovf_now) fo_ovf_q <= 1'b1;
-        if (fo_we) fo_wr_q <= fo_wr_q + 1'b1;
-        if (!fo_saf) begin
-          fo_cm_q <= fo_wr_q + 1'b1;               // cut-through: every beat is committed
-        end else if (s4_last) begin
+        if (fo_saf && s4_last) begin
           if (fo_bad || fo_ovf_q || ovf_now) begin
-            fo_wr_q <= fo_cm_q;                    // rewind: the frame never leaves
             drop_o  <= 1'b1;
             drop_oversize_o <= fo_ovf_q || ovf_now;
-          end else begin
-            fo_cm_q <= fo_wr_q + 1'b1;             // commit
           end
           fo_ovf_q <= 1'b0;
         end
@@ -900,19 +926,20 @@ module rocesec_verify_emit
 
   // Read side: registered read into the output register.
   assign out_ready = !m_axis_tvalid_o || m_axis_tready_i;
+  assign fo_rd_go  = out_ready && !fo_cmrd_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       fo_rd_q         <= '0;
       m_axis_tvalid_o <= 1'b0;
-    end else if (out_ready) begin
-      m_axis_tvalid_o <= (fo_rd_q != fo_cm_q);
-      if (fo_rd_q != fo_cm_q) fo_rd_q <= fo_rd_q + 1'b1;
+    end else begin
+      fo_rd_q <= fo_rd_d;
+      if (out_ready) m_axis_tvalid_o <= !fo_cmrd_q;
     end
   end
 
   always_ff @(posedge clk_i) begin
-    if (out_ready && fo_rd_q != fo_cm_q) begin
+    if (fo_rd_go) begin
       {m_axis_tdata_o, m_axis_tkeep_o, m_axis_tlast_o, m_axis_tuser_o} <= fo_mem[fo_rd_q[FAW-1:0]];
     end
   end
