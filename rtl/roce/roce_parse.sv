@@ -58,6 +58,7 @@ module roce_parse
   localparam int unsigned WinBeats  = (roce_parse_pkg::HdrBytes + BeatBytes - 1) / BeatBytes;
   localparam int unsigned MaxBeat   = 65536 / BeatBytes - 1;  // beat index saturates here
   localparam int unsigned ViewBytes = 64;
+  localparam int unsigned NumUdpViews = 18;  // udp_off 14, 18, .. 82 (l4_of)
 
   if (LANES < 1 || LANES > 8) begin : gen_param_check
     $error("roce_parse: LANES must be 1..8 (instance %m)");
@@ -101,34 +102,27 @@ module roce_parse
     endcase
   endfunction
 
-  // ViewBytes bytes of the window from the UDP header (udp_w = udp_off[7:2]). udp_off = ip_off
-  // + 4·IHL (or + 40 for IPv6) with ip_off 14, 18 or 22 and the IHL nibble 0 .. 15 is 2 mod 4
-  // and 14 .. 82 for every frame, whatever its kind (a frame the IP checks reject still has its
-  // L4 fields read at that offset, and the model's timing layer reads them there too:
-  // timing_verify::raw_descriptor): an 18-way choice of constant views, not a 64-way word
-  // shifter. The default is never taken.
-  function automatic logic [8*ViewBytes-1:0] l4_of(logic [8*WinBytes-1:0] w, logic [5:0] udp_w);
-    unique case (udp_w)
-      6'd3:  l4_of = (8*ViewBytes)'(w >> (8 * 14));
-      6'd4:  l4_of = (8*ViewBytes)'(w >> (8 * 18));
-      6'd5:  l4_of = (8*ViewBytes)'(w >> (8 * 22));
-      6'd6:  l4_of = (8*ViewBytes)'(w >> (8 * 26));
-      6'd7:  l4_of = (8*ViewBytes)'(w >> (8 * 30));
-      6'd8:  l4_of = (8*ViewBytes)'(w >> (8 * 34));
-      6'd9:  l4_of = (8*ViewBytes)'(w >> (8 * 38));
-      6'd10: l4_of = (8*ViewBytes)'(w >> (8 * 42));
-      6'd11: l4_of = (8*ViewBytes)'(w >> (8 * 46));
-      6'd12: l4_of = (8*ViewBytes)'(w >> (8 * 50));
-      6'd13: l4_of = (8*ViewBytes)'(w >> (8 * 54));
-      6'd14: l4_of = (8*ViewBytes)'(w >> (8 * 58));
-      6'd15: l4_of = (8*ViewBytes)'(w >> (8 * 62));
-      6'd16: l4_of = (8*ViewBytes)'(w >> (8 * 66));
-      6'd17: l4_of = (8*ViewBytes)'(w >> (8 * 70));
-      6'd18: l4_of = (8*ViewBytes)'(w >> (8 * 74));
-      6'd19: l4_of = (8*ViewBytes)'(w >> (8 * 78));
-      6'd20: l4_of = (8*ViewBytes)'(w >> (8 * 82));
-      default: l4_of = (8*ViewBytes)'(w >> (8 * 34));
-    endcase
+  // ViewBytes bytes of the window from the UDP header. udp_off = ip_off + 4·IHL (or + 40 for
+  // IPv6) with ip_off 14, 18 or 22 and the IHL nibble 0 .. 15 is 2 mod 4 and 14 .. 82 for
+  // every frame, whatever its kind (a frame the IP checks reject still has its L4 fields read
+  // at that offset, and the model's timing layer reads them there too:
+  // timing_verify::raw_descriptor): a choice of NumUdpViews constant views, view k at byte
+  // 14 + 4k, selected by a one-hot register (udp_oh_of): each select bit drives only its own
+  // view's AND gates, not every leaf of a 512-bit 18:1 mux as the 6-bit udp_off[7:2] did (the
+  // fan-out that was the stage's critical path).
+  function automatic logic [8*ViewBytes-1:0] l4_of(logic [8*WinBytes-1:0] w,
+                                                   logic [NumUdpViews-1:0] oh);
+    l4_of = '0;
+    for (int k = 0; k < NumUdpViews; k++) begin
+      l4_of |= {(8*ViewBytes){oh[k]}} & (8*ViewBytes)'(w >> (8 * (14 + 4 * k)));
+    end
+  endfunction
+
+  // The one-hot select of l4_of for udp_off (bits [7:2]: 3 .. 20 for every frame). Any other
+  // value selects the view at 34, as the 6-bit case's default did (never taken).
+  function automatic logic [NumUdpViews-1:0] udp_oh_of(logic [5:0] udp_w);
+    for (int k = 0; k < NumUdpViews; k++) udp_oh_of[k] = (udp_w == 6'(k + 3));
+    if (udp_w < 6'd3 || udp_w > 6'd20) udp_oh_of[5] = 1'b1;
   endfunction
 
   // Offset of extended header `flag` among those in `eth` (model opcode::eth::offset).
@@ -222,9 +216,9 @@ module roce_parse
   end
 
   // UDP offset of the window after this beat (the extraction's l4 shifter reads it)
-  logic [5:0] x_udpw_q;  // udp_off[7:2]
+  logic [NumUdpViews-1:0] x_udph_q;  // udp_off as the one-hot select of l4_of
   always_ff @(posedge clk_i) begin
-    if (fire) x_udpw_q <= c_udp_off_d[7:2];
+    if (fire) x_udph_q <= udp_oh_of(c_udp_off_d[7:2]);
   end
 
   //////////
@@ -598,8 +592,8 @@ module roce_parse
     ext.udp_off = udp_off;
     ext.bth_off = bth_off;
     // the same UDP offset, registered when the beat that completed this window arrived
-    // (x_udpw_q): the shifter is not behind the IHL arithmetic
-    l4          = l4_of(win_q, x_udpw_q);
+    // (x_udph_q): the view choice is not behind the IHL arithmetic
+    l4          = l4_of(win_q, x_udph_q);
     ext.udp_len = vbe16(l4, 4);
     x_port_ok   = (vbe16(l4, 2) == roce_parse_pkg::RocePort);
 
