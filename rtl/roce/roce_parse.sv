@@ -289,7 +289,18 @@ module roce_parse
     if (DepBeat == 0) begin : gen_dep_0
       assign dep_beat = 1'b1;
     end else begin : gen_dep_n
-      assign dep_beat = beat_idx_q >= 16'(DepBeat);
+      // beat_idx_q >= DepBeat, as a register (the 16-bit comparison was the head of the
+      // stage's critical path at 0d95497): beat_idx_q counts up from 0 by one per beat,
+      // saturates at MaxBeat >= DepBeat and returns to 0 after a last beat.
+      logic dep_q;
+      always_ff @(posedge clk_i or negedge rst_ni) begin
+        if (!rst_ni) begin
+          dep_q <= 1'b0;
+        end else if (fire) begin
+          dep_q <= !s_axis_tlast_i && (dep_q || beat_idx_q == 16'(DepBeat - 1));
+        end
+      end
+      assign dep_beat = dep_q;
     end
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
