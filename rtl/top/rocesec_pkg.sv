@@ -116,27 +116,44 @@ package rocesec_pkg;
     for (int i = 0; i < MaxBeatBytes; i++) lanes_ge[i] = d[17] || d <= 18'(i);
   endfunction
 
+  // lane_at(lane_rel(y, base)) on the beat's lanes, for a header offset y (< 512) and a beat
+  // at base, a multiple of the beat size 2^lb bytes (lb constant at the call): y is in that
+  // beat iff y and base agree above bit lb, in lane y mod 2^lb. An equality, no subtraction
+  // (as roce_parse_icrc's lane_at): lanes at or above 2^lb are left zero.
+  function automatic logic [MaxBeatBytes-1:0] lane_of(logic [8:0] y, logic [16:0] base,
+                                                      int unsigned lb);
+    logic [16:0] y17;
+    y17    = {8'h0, y};
+    lane_of = '0;
+    if ((y17 >> lb) == (base >> lb)) lane_of[y[5:0] & 6'((1 << lb) - 1)] = 1'b1;
+  endfunction
+
   // The beat at frame offset base (bytes before hoff of a processed frame) with the length
   // fields, the IPv4 checksum and BTH TVer rewritten from the job (model emit::insert / strip;
   // docs/wire-format.md §1). Both emit stages apply it to their header beats (bits
   // [8B-1:0] for B-byte beats, the rest zero).
   /* verilator lint_off UNUSEDSIGNAL */
+  // Each field's lanes: its frame offset (one short addition of a constant to an 8-bit header
+  // offset) decoded against the beat by lane_of, so the job-table read feeds no 17-bit
+  // subtraction (until session 19: lane_rel, then the field's constant added to that
+  // difference, two carry chains in series: the verify emit's critical path at cf2dd26).
   function automatic logic [8*MaxBeatBytes-1:0] hdr_beat(job_t j, logic [16:0] base,
                                                          logic [8*MaxBeatBytes-1:0] beat,
-                                                         logic [3:0] tver);  // j: by field
-    logic [17:0]             d_ip, d_udp, d_bth;
+                                                         logic [3:0] tver,   // j: by field
+                                                         int unsigned lb);   // log2 beat bytes
+    logic [8:0]              ip, udp, bth;
     logic [MaxBeatBytes-1:0] m_lh, m_ll, m_ch, m_cl, m_uh, m_ul, m_tv;
     logic [8*MaxBeatBytes-1:0] r;
-    d_ip  = lane_rel({9'h0, j.ip_off}, base);
-    d_udp = lane_rel({9'h0, j.udp_off}, base);
-    d_bth = lane_rel({9'h0, j.bth_off}, base);
-    m_lh  = lane_at(d_ip + (j.ipv6 ? 18'd4 : 18'd2));
-    m_ll  = lane_at(d_ip + (j.ipv6 ? 18'd5 : 18'd3));
-    m_ch  = j.ipv6 ? '0 : lane_at(d_ip + 18'd10);
-    m_cl  = j.ipv6 ? '0 : lane_at(d_ip + 18'd11);
-    m_uh  = lane_at(d_udp + 18'd4);
-    m_ul  = lane_at(d_udp + 18'd5);
-    m_tv  = lane_at(d_bth + 18'd1);
+    ip    = {1'b0, j.ip_off};
+    udp   = {1'b0, j.udp_off};
+    bth   = {1'b0, j.bth_off};
+    m_lh  = lane_of(ip + (j.ipv6 ? 9'd4 : 9'd2), base, lb);
+    m_ll  = lane_of(ip + (j.ipv6 ? 9'd5 : 9'd3), base, lb);
+    m_ch  = j.ipv6 ? '0 : lane_of(ip + 9'd10, base, lb);
+    m_cl  = j.ipv6 ? '0 : lane_of(ip + 9'd11, base, lb);
+    m_uh  = lane_of(udp + 9'd4, base, lb);
+    m_ul  = lane_of(udp + 9'd5, base, lb);
+    m_tv  = lane_of(bth + 9'd1, base, lb);
     r     = beat;
     for (int i = 0; i < MaxBeatBytes; i++) begin
       if (m_lh[i]) r[8*i +: 8] = j.ip_len[15:8];

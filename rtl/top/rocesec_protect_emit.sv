@@ -415,7 +415,7 @@ module rocesec_protect_emit
       m_icv  = B'(rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(icv_end, obase)));
       m_p    = B'(rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(pstart, obase)));
       hp     = KW'(rocesec_pkg::hdr_beat(sp_job, obase, (8*rocesec_pkg::MaxBeatBytes)'(cur),
-                                         4'h1));  // in[o] for o < hoff
+                                         4'h1, LB));  // in[o] for o < hoff
       for (int i = 0; i < B; i++) begin
         sd = 3'(i) - sp_job.hoff[2:0];  // SecHdr byte o - hoff
         if (!m_h[i]) begin

@@ -632,7 +632,7 @@ module rocesec_verify_emit
       m_crc  = B'(rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(crc_end, ob17)));
       m_p    = B'(rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(pstart, ob17)));
       hp     = KW'(rocesec_pkg::hdr_beat(sp_job, ob17, (8*rocesec_pkg::MaxBeatBytes)'(win[KW-1:0]),
-                                        4'h0));  // in[o] for o < hoff
+                                        4'h0, LB));  // in[o] for o < hoff
       for (int i = 0; i < B; i++) begin
         if (!m_hend[i]) begin
           b = hp[8*i +: 8];
