@@ -13,11 +13,13 @@
 // fields forced to ones (docs/wire-format.md §4, IBTA Vol 1 Annex A17.8: IPv4 TOS, TTL,
 // checksum; IPv6 traffic class, flow label, hop limit; UDP checksum; BTH byte 4); C = bytes
 // [cstart, cend) in AEAD mode, else empty. Blocks are zero padded. The parameters of the frame
-// of the beat entering (in_active_i: hash this frame, in_ip_off_i, in_h_i: its hash subkey H)
-// are sampled with its first beat; those of the registered beat (cur_slot_o) are read back as
-// cur_*. H is registered here, a cycle ahead of ghash_core sampling it with the frame's first
-// block, so the job-table read of H is not in series with ghash_core's H, H^2 and Karatsuba
-// operand logic.
+// of the beat entering (in_active_i: hash this frame, in_ip_off_i, in_h_i: its hash subkey H,
+// in_mode_i .. in_cend_i) are sampled with its first beat into registers (f_*_q) that serve
+// every beat of the frame in the register stage: the job-table read is not in series with the
+// range comparisons, the block shifter and the masks (until session 19 the registered beat's
+// parameters were read back from the job table by slot, cur_*: the protect emit's critical
+// path). H is registered the same way, a cycle ahead of ghash_core sampling it with the
+// frame's first block.
 //
 // Timing
 // ------
@@ -48,18 +50,15 @@ module rocesec_ghash_feed
   input  wire logic [SlotW-1:0]   in_slot_i,
   input  wire logic [11:0]        in_k_i,
   input  wire logic               in_active_i,   // frame of the entering beat is hashed
+  // Parameters of the entering beat's frame, sampled with its first beat (in_k_i = 0)
   input  wire logic [7:0]         in_ip_off_i,
-  input  wire logic [127:0]       in_h_i,        // H of the entering beat's frame
-
-  // Parameters of the registered beat's frame
-  output logic      [SlotW-1:0]   cur_slot_o,
-  input  wire logic [1:0]         cur_mode_i,
-  input  wire logic               cur_ipv6_i,
-  input  wire logic [7:0]         cur_ip_off_i,
-  input  wire logic [7:0]         cur_udp_off_i,
-  input  wire logic [7:0]         cur_bth_off_i,
-  input  wire logic [16:0]        cur_cstart_i,  // payload start
-  input  wire logic [16:0]        cur_cend_i,    // payload end
+  input  wire logic [127:0]       in_h_i,        // H
+  input  wire logic [1:0]         in_mode_i,
+  input  wire logic               in_ipv6_i,
+  input  wire logic [7:0]         in_udp_off_i,
+  input  wire logic [7:0]         in_bth_off_i,
+  input  wire logic [16:0]        in_cstart_i,   // payload start
+  input  wire logic [16:0]        in_cend_i,     // payload end
 
   // Beats out
   output logic                    out_valid_o,
@@ -91,6 +90,11 @@ module rocesec_ghash_feed
   logic [SlotW-1:0] s_slot_q;
   logic [11:0]      s_k_q;
   logic [127:0]     s_h_q;             // H of the registered beat's frame
+  // the registered beat's frame parameters (sampled with its first beat)
+  logic [1:0]       f_mode_q;
+  logic             f_ipv6_q;
+  logic [7:0]       f_ip_off_q, f_udp_off_q, f_bth_off_q;
+  logic [16:0]      f_cstart_q, f_cend_q;
   logic             s_ready;
   logic             s_pass;            // the beat leaves this cycle
 
@@ -112,8 +116,6 @@ module rocesec_ghash_feed
   logic             len_set;
   logic [127:0]     len_blk;
 
-  assign cur_slot_o = s_slot_q;
-
   // Invariant-field mask of the registered beat (docs/wire-format.md §4, Annex A17.8): beat k
   // starts at 16k, so a field byte at frame offset y is in it iff y[16:4] == k, in lane y[3:0]
   // (an equality, no subtraction; as in roce_parse_icrc). The header offsets are < 256, so
@@ -128,12 +130,12 @@ module rocesec_ghash_feed
   always_comb begin
     logic [8:0]  ip, udp, bth;
     logic [15:0] ff, nib;
-    ip    = {1'b0, cur_ip_off_i};
-    udp   = {1'b0, cur_udp_off_i};
-    bth   = {1'b0, cur_bth_off_i};
+    ip    = {1'b0, f_ip_off_q};
+    udp   = {1'b0, f_udp_off_q};
+    bth   = {1'b0, f_bth_off_q};
     ff    = at16(udp + 9'd6, s_k_q) | at16(udp + 9'd7, s_k_q) | at16(bth + 9'd4, s_k_q);
     nib   = '0;
-    if (cur_ipv6_i) begin
+    if (f_ipv6_q) begin
       nib = at16(ip, s_k_q);
       ff  = ff | at16(ip + 9'd1, s_k_q) | at16(ip + 9'd2, s_k_q) | at16(ip + 9'd3, s_k_q) |
             at16(ip + 9'd7, s_k_q);
@@ -182,11 +184,11 @@ module rocesec_ghash_feed
     w       = {masked, prev_q};
     basek   = {1'b0, s_k_q, 4'h0};
     base    = basek - 17'd16;
-    ipst    = {9'h0, cur_ip_off_i};
-    pstart  = cur_cstart_i;
-    eend    = cur_cend_i;
-    aead    = (cur_mode_i == rocesec_pkg::ModeAead);
-    pauth   = (cur_mode_i == rocesec_pkg::ModePacketAuth);
+    ipst    = {9'h0, f_ip_off_q};
+    pstart  = f_cstart_q;
+    eend    = f_cend_q;
+    aead    = (f_mode_q == rocesec_pkg::ModeAead);
+    pauth   = (f_mode_q == rocesec_pkg::ModePacketAuth);
     re_is_p = (phase_q == PhAad) && !pauth;
     re      = re_is_p ? pstart : eend;
     shift   = gp_q - base;
@@ -275,8 +277,8 @@ module rocesec_ghash_feed
       phase_q <= phase_d;
       gp_q    <= gp_d;
       if (feed) begin
-        g16_q <= to_c ? cur_cstart_i + 17'd16 : g32_q;
-        g32_q <= to_c ? cur_cstart_i + 17'd32 : g32_q + 17'd16;
+        g16_q <= to_c ? f_cstart_q + 17'd16 : g32_q;
+        g32_q <= to_c ? f_cstart_q + 17'd32 : g32_q + 17'd16;
       end
       if (gh_valid && !len_pend_q) first_q <= 1'b0;
       if (s_pass) prev_q <= masked;
@@ -296,7 +298,16 @@ module rocesec_ghash_feed
       len_slot_q <= s_slot_q;
       len_blk_q  <= len_blk;
     end
-    if (s_ready && in_valid_i && in_k_i == 12'd0) s_h_q <= in_h_i;
+    if (s_ready && in_valid_i && in_k_i == 12'd0) begin
+      s_h_q       <= in_h_i;
+      f_mode_q    <= in_mode_i;
+      f_ipv6_q    <= in_ipv6_i;
+      f_ip_off_q  <= in_ip_off_i;
+      f_udp_off_q <= in_udp_off_i;
+      f_bth_off_q <= in_bth_off_i;
+      f_cstart_q  <= in_cstart_i;
+      f_cend_q    <= in_cend_i;
+    end
     if (s_ready && in_valid_i) begin
       s_data_q <= in_data_i;
       s_keep_q <= in_keep_i;

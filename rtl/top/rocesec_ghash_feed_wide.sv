@@ -2,9 +2,9 @@
 //
 // rocesec_ghash_feed_wide: stage `crypto`, the GHASH half of GCM for beats of LANES blocks, the
 // one GHASH feed both emits instantiate. At LANES = 1 it is rocesec_ghash_feed (one block per
-// cycle into ghash_core; h_slot_o is then the entering beat's slot, in_slot_i, and H is
-// registered with the frame's first beat); the rest of this header
-// is LANES > 1. It cuts the GHASH input blocks of every frame
+// cycle into ghash_core; h_slot_o and cur_slot_o are then the entering beat's slot, in_slot_i,
+// and H and the cur_* parameters are registered with the frame's first beat, so cur_ip_off_i
+// is not read: in_ip_off_i is the same field); the rest of this header is LANES > 1. It cuts the GHASH input blocks of every frame
 // out of its beat stream and hashes them with ghash_lanes: AAD, then ciphertext, then
 // [len(A)]_64 ‖ [len(C)]_64 (SP 800-38D §7.1 step 5, §6.4), exactly the message of
 // rocesec_ghash_feed.
@@ -127,10 +127,12 @@ module rocesec_ghash_feed_wide
 
   if (LANES == 1) begin : gen_serial
     // One block per beat: rocesec_ghash_feed (ghash_core, one block per cycle); it registers
-    // the hash subkey with the entering beat's frame, so h_slot_o is that beat's slot.
-    logic [SlotW-1:0] cur_slot;
-    assign cur_slot_o = cur_slot;
+    // the hash subkey and the frame parameters with the entering beat's frame, so h_slot_o
+    // and cur_slot_o are that beat's slot.
+    assign cur_slot_o = in_slot_i;
     assign h_slot_o   = in_slot_i;
+    logic unused_cur_ip_off;  // the entering frame's ip_off is in_ip_off_i
+    assign unused_cur_ip_off = ^cur_ip_off_i;
     rocesec_ghash_feed #(
       .SlotW (SlotW)
     ) u_feed (
@@ -146,14 +148,12 @@ module rocesec_ghash_feed_wide
       .in_active_i   (in_active_i),
       .in_ip_off_i   (in_ip_off_i),
       .in_h_i        (h_i),
-      .cur_slot_o    (cur_slot),
-      .cur_mode_i    (cur_mode_i),
-      .cur_ipv6_i    (cur_ipv6_i),
-      .cur_ip_off_i  (cur_ip_off_i),
-      .cur_udp_off_i (cur_udp_off_i),
-      .cur_bth_off_i (cur_bth_off_i),
-      .cur_cstart_i  (cur_cstart_i),
-      .cur_cend_i    (cur_cend_i),
+      .in_mode_i     (cur_mode_i),
+      .in_ipv6_i     (cur_ipv6_i),
+      .in_udp_off_i  (cur_udp_off_i),
+      .in_bth_off_i  (cur_bth_off_i),
+      .in_cstart_i   (cur_cstart_i),
+      .in_cend_i     (cur_cend_i),
       .out_valid_o   (out_valid_o),
       .out_ready_i   (out_ready_i),
       .out_data_o    (out_data_o[127:0]),

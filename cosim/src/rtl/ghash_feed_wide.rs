@@ -4,6 +4,9 @@
 //! The driver plays the caller's job table: a frame takes slot `index % 8` with its first beat
 //! and keeps it until its last beat has left and its hash has come back; `cur_*` and `h_i` are
 //! answered from that table for the slots the block asks for (`cur_slot_o`, `h_slot_o`).
+//! It answers them before it sets the cycle's inputs, which is right for LANES > 1 (both are
+//! registers there). At LANES = 1 both follow `in_slot_i` within the cycle, so that feed is
+//! tested inside the two tops, not with this driver.
 
 use super::{Port, Sim, SplitMix64, Top};
 
