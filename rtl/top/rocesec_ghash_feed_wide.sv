@@ -4,8 +4,9 @@
 // one GHASH feed both emits instantiate. At LANES = 1 it is rocesec_ghash_feed (one block per
 // cycle into ghash_core; h_slot_o and cur_slot_o are then the entering beat's slot, in_slot_i,
 // and H and the cur_* parameters are registered with the frame's first beat, so cur_ip_off_i
-// is not read: in_ip_off_i is the same field); the rest of this header is LANES > 1. It cuts the GHASH input blocks of every frame
-// out of its beat stream and hashes them with ghash_lanes: AAD, then ciphertext, then
+// is not read: in_ip_off_i is the same field); the rest of this header is LANES > 1. It cuts
+// the GHASH input blocks of every frame out of its beat stream and hashes them with
+// ghash_lanes: AAD, then ciphertext, then
 // [len(A)]_64 ‖ [len(C)]_64 (SP 800-38D §7.1 step 5, §6.4), exactly the message of
 // rocesec_ghash_feed.
 //
