@@ -9,6 +9,8 @@
 # env: STAGE_SEEDS="2 3 ..." also places and routes the same netlist with these nextpnr seeds
 #   and records their Fmax beside the default run's (placement noise: at 8366b7d the parse
 #   stage gave 57.7 MHz without --seed, 53.3 with seed 1 and 57.7 with seed 2).
+#   STAGE_PNR_ARGS="--router router2" adds nextpnr arguments to every run of the stage; they
+#   are recorded in the result (pnr_args) and shown in the table.
 #
 # Each stage is wrapped (generated, .cache/stage/<stage>_ooc.sv) with a register on every input
 # and every output port (inputs shifted in from one pin, outputs shifted out to one pin: the
@@ -129,7 +131,8 @@ run_stage() {
     tee -q -o $OUT/$tag.stat stat" > /dev/null 2>&1 ||
     { echo "stage $tag: yosys synthesis failed (see $OUT/$tag.yosys.log)" >&2; return 1; }
   t1=$(date +%s)
-  pnr "$OUT/$tag.json" "$OUT/$tag.pnr.log" --report "$OUT/$tag.report.json"
+  # shellcheck disable=SC2086
+  pnr "$OUT/$tag.json" "$OUT/$tag.pnr.log" --report "$OUT/$tag.report.json" ${STAGE_PNR_ARGS:-}
   local t2 st=$OUT/$tag.stat log=$OUT/$tag.pnr.log fmax crit lut4 ccu ff
   t2=$(date +%s)
   lut4=$(count "$st" LUT4); ccu=$(count "$st" CCU2C); ff=$(count "$st" TRELLIS_FF)
@@ -138,7 +141,8 @@ run_stage() {
   # (not counted in P&R s).
   local sd seeds=""
   for sd in ${STAGE_SEEDS:-}; do
-    pnr "$OUT/$tag.json" "$OUT/$tag.seed$sd.log" --seed "$sd"
+    # shellcheck disable=SC2086
+    pnr "$OUT/$tag.json" "$OUT/$tag.seed$sd.log" --seed "$sd" ${STAGE_PNR_ARGS:-}
     seeds+="${seeds:+ }$sd:$(fmax_of "$OUT/$tag.seed$sd.log" | tr ' ' '-')"
   done
   # critical path: logic cells, logic / routing split, and the RTL source lines it runs
@@ -160,6 +164,7 @@ run_stage() {
     echo "commit=$rev"
     echo "module=$mod"
     echo "params=${params:-(defaults)}"
+    [ -z "${STAGE_PNR_ARGS:-}" ] || echo "pnr_args=$STAGE_PNR_ARGS"
     echo "lut4=$((lut4 + 2 * ccu))"
     echo "ff=$ff"
     echo "ebr=$(count "$st" DP16KD)"
@@ -192,8 +197,9 @@ write_doc() {
     for f in "$RES"/stage_*.txt; do
       [ -e "$f" ] || continue
       # shellcheck disable=SC1090
-      ( unset commit fmax_seeds; . <(sed -E "s/^([a-z0-9_]+)=(.*)\$/\1='\2'/" "$f")
+      ( unset commit fmax_seeds pnr_args; . <(sed -E "s/^([a-z0-9_]+)=(.*)\$/\1='\2'/" "$f")
         [ -z "${fmax_seeds:-}" ] || fmax_mhz+=" (seeds ${fmax_seeds})"
+        [ -z "${pnr_args:-}" ] || fmax_mhz+=" (\`${pnr_args}\`)"
         echo "| $stage | ${commit:-?} | \`$module\` | \`$params\` | $lut4 | $ff | $ebr | $dpram | $fmax_mhz | $crit_path | $yosys_s | $pnr_s |" )
     done
     echo "<!-- stage-timing end -->"

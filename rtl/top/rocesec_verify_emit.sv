@@ -200,8 +200,8 @@ module rocesec_verify_emit
   end
 
   // S1's splice offsets in the output frame, {P - 8, E - 4, E - 8} (payload start, ICRC,
-  // end of the plain payload), computed once when the job is written: S1 reads them after the
-  // delay-FIFO and job-table reads and compares them with its beat offset (lane_rel), so
+  // end of the plain payload), computed once when the job is written: S1 reads them at its
+  // registered slot and compares them with its beat offset (lane_rel), so
   // they are stored pre-subtracted rather than subtracted there.
   (* ram_style = "distributed" *)
   logic [50:0] jt_soff_q [NumJobs];
@@ -482,13 +482,17 @@ module rocesec_verify_emit
   // its frame up to and with it (gend_len, counted as the beat leaves G) minus 24, so that S1's
   // last-beat decision compares a FIFO word with a register (session 14: before, S1 counted
   // the head beat's tkeep and added it to its own count, the verify emit's deepest path).
-  localparam int unsigned DqW = KW + B + 1 + SlotW + 18;
+  // The job's protect bit rides along too (read at G's registered slot), so that S1's
+  // pass/splice decision for a frame at the head of the FIFO needs no job-table read behind
+  // the FIFO read.
+  localparam int unsigned DqW = KW + B + 1 + SlotW + 18 + 1;
   logic           dq_rvalid, dq_rready;
   logic [DqW-1:0] dq_rdata;
   logic [KW-1:0]  d_data;
   logic [B-1:0]   d_keep;
   logic           d_last;
   slot_t          d_slot;
+  logic           d_pass;           // the beat's frame is forwarded unchanged (!job.protect)
   logic signed [17:0] d_olen;       // output bytes of the frame if this beat is its last
   logic signed [17:0] g_olen;
   logic [$clog2(DlyBeats):0] unused_dq_count;
@@ -503,14 +507,14 @@ module rocesec_verify_emit
     .rst_ni   (rst_ni),
     .wvalid_i (g_valid),
     .wready_o (dq_wready),
-    .wdata_i  ({g_data, g_keep, g_last, g_slot, g_olen}),
+    .wdata_i  ({g_data, g_keep, g_last, g_slot, g_olen, !go_job.protect}),
     .rvalid_o (dq_rvalid),
     .rready_i (dq_rready),
     .rdata_o  (dq_rdata),
     .count_o  (unused_dq_count)
   );
 
-  assign {d_data, d_keep, d_last, d_slot, d_olen} = dq_rdata;
+  assign {d_data, d_keep, d_last, d_slot, d_olen, d_pass} = dq_rdata;
 
   ///////////////
   // S1 splice //
@@ -527,7 +531,7 @@ module rocesec_verify_emit
   logic         sp_active_q;        // a frame is being spliced
   slot_t        sp_slot_q;
   /* verilator lint_off UNUSEDSIGNAL */
-  rocesec_pkg::job_t sp_job;
+  rocesec_pkg::job_t sp_ajob;        // job at sp_slot_q: the frame being spliced
   /* verilator lint_on UNUSEDSIGNAL */
   logic [12:0]  sp_n_q;             // steps (input beats consumed, incl. zero steps)
   logic         sp_ks_on_q;         // sp_n_q >= ksn of the frame: its beats take keystream
@@ -553,8 +557,13 @@ module rocesec_verify_emit
 
   // The frame at the head of the delay FIFO starts when S1 is idle.
   assign sp_slot = sp_active_q ? sp_slot_q : d_slot;
-  assign sp_job  = jt_q[sp_slot];
-  assign sp_pass = !sp_job.protect;
+  // A protected frame emits only after its NPrev priming steps, so S1 builds an output beat
+  // of it only while it is active: the splice reads the job (header fields, mode, offsets)
+  // at the registered slot, not behind the delay-FIFO read and the idle/active slot mux
+  // (that chain was the head of the verify emit's critical path at b6fee71). An idle S1
+  // takes the pass bit of the head frame from the FIFO word.
+  assign sp_ajob = jt_q[sp_slot_q];
+  assign sp_pass = sp_active_q ? !sp_ajob.protect : d_pass;
   assign sp_ks_left_nz  = (sp_ks_left_q != '0);
   assign sp_ks_left_gt1 = sp_ks_left_nz && (sp_ks_left1_q != '0);
 
@@ -596,8 +605,8 @@ module rocesec_verify_emit
     cur      = sp_in_done_q ? '0 : d_data;
     win[NPrev*KW +: KW] = cur;
     for (int j = 0; j < NPrev; j++) win[(NPrev-1-j)*KW +: KW] = sp_prev_q[j];
-    hend     = {9'h0, sp_job.hoff};
-    {pstart, crc_end, eend} = jt_soff_q[sp_slot];
+    hend     = {9'h0, sp_ajob.hoff};
+    {pstart, crc_end, eend} = jt_soff_q[sp_slot_q];
     c        = pstart[LB-1:0];
     // output beats from P - 8 on (steps n >= ksn, sp_ks_on_q) pop keystream words until the
     // job's nw are used
@@ -631,14 +640,14 @@ module rocesec_verify_emit
       m_eend = B'(rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(eend, ob17)));
       m_crc  = B'(rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(crc_end, ob17)));
       m_p    = B'(rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(pstart, ob17)));
-      hp     = KW'(rocesec_pkg::hdr_beat(sp_job, ob17, (8*rocesec_pkg::MaxBeatBytes)'(win[KW-1:0]),
+      hp     = KW'(rocesec_pkg::hdr_beat(sp_ajob, ob17, (8*rocesec_pkg::MaxBeatBytes)'(win[KW-1:0]),
                                         4'h0, LB));  // in[o] for o < hoff
       for (int i = 0; i < B; i++) begin
         if (!m_hend[i]) begin
           b = hp[8*i +: 8];
         end else if (!m_eend[i]) begin
           b = win[8*(i + 8) +: 8];
-          if (sp_job.mode == rocesec_pkg::ModeAead && m_p[i]) begin
+          if (sp_ajob.mode == rocesec_pkg::ModeAead && m_p[i]) begin
             // keystream byte o - pstart: from ks_head for i >= c, from ks_prev for i < c
             b = b ^ ksw[8*(32'(i) + B - 32'(c)) +: 8];
           end
@@ -672,12 +681,8 @@ module rocesec_verify_emit
   // taken in the same cycle, so frames whose input is not longer than their output by NPrev
   // beats leave back to back (before, one idle cycle per frame).
   logic sp_chain;
-  /* verilator lint_off UNUSEDSIGNAL */
-  rocesec_pkg::job_t nx_job;
-  /* verilator lint_on UNUSEDSIGNAL */
-  assign nx_job   = jt_q[d_slot];
   assign sp_chain = sp_emit && sp_last && sp_in_done_q && !sp_pass && !sp_drain_need &&
-                    dq_rvalid && nx_job.protect;
+                    dq_rvalid && !d_pass;
 
   assign dq_rready = sp_take || sp_chain;
 
