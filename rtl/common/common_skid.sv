@@ -64,9 +64,12 @@ module common_skid #(
   // Data //
   //////////
 
-  // (no reset: read only while buf_v_q)
+  // (no reset: read only while buf_v_q.) Loaded in every cycle the buffer is empty, so its
+  // load enable is the register buf_v_q alone: the consumer's ready (often the end of a deep
+  // decision) reaches only buf_v_q, not the enable of Width flops. A word loaded while the
+  // consumer takes the input directly is never read: buf_v_q stays low.
   always_ff @(posedge clk_i) begin
-    if (!buf_v_q && s_valid_i && !m_ready_i) buf_q <= s_data_i;
+    if (!buf_v_q) buf_q <= s_data_i;
   end
 
   /////////////
