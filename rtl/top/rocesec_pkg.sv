@@ -128,32 +128,62 @@ package rocesec_pkg;
     if ((y17 >> lb) == (base >> lb)) lane_of[y[5:0] & 6'((1 << lb) - 1)] = 1'b1;
   endfunction
 
+  // Frame offsets of the header fields that hdr_beat rewrites (each field's first byte; model
+  // emit::insert / strip, docs/wire-format.md §1), computed from a job by hdr_fo once, when
+  // the job is written, so that the emit's per-beat job-table read feeds lane equalities only
+  // (until session 21 hdr_beat added each field's constant to the read: the protect emit's
+  // critical path at e676e22). Header offsets are even (ip_off = 14 + 4 per VLAN tag, udp_off
+  // = ip_off + 4 IHL or + 40, bth_off = udp_off + 8), so a 16-bit field's low byte is in the
+  // lane after its high byte, in the same beat: only the high byte's offset is kept.
+  typedef struct packed {
+    logic       v4;    // IPv4: the header checksum is rewritten
+    logic [8:0] len;   // IP length field: ip_off + 2 (IPv4 total length) / + 4 (IPv6 payload)
+    logic [8:0] csum;  // IPv4 header checksum: ip_off + 10
+    logic [8:0] ulen;  // UDP length: udp_off + 4
+    logic [8:0] tver;  // BTH byte 1 (TVer in bits 3:0): bth_off + 1
+  } hdr_fo_t;
+
+  // $bits(hdr_fo_t) (as JobBits: checked against the struct under Verilator)
+  /* verilator lint_off UNUSEDPARAM */
+  localparam int unsigned HdrFoBits = 37;
+  /* verilator lint_on UNUSEDPARAM */
+
+  /* verilator lint_off UNUSEDSIGNAL */
+  function automatic hdr_fo_t hdr_fo(job_t j);  // reads ipv6, ip_off, udp_off, bth_off
+    logic [8:0] ip;
+    hdr_fo_t    f;
+    ip     = {1'b0, j.ip_off};
+    f.v4   = !j.ipv6;
+    f.len  = ip + (j.ipv6 ? 9'd4 : 9'd2);
+    f.csum = ip + 9'd10;
+    f.ulen = {1'b0, j.udp_off} + 9'd4;
+    f.tver = {1'b0, j.bth_off} + 9'd1;
+    hdr_fo = f;
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
+
   // The beat at frame offset base (bytes before hoff of a processed frame) with the length
   // fields, the IPv4 checksum and BTH TVer rewritten from the job (model emit::insert / strip;
   // docs/wire-format.md §1). Both emit stages apply it to their header beats (bits
-  // [8B-1:0] for B-byte beats, the rest zero).
+  // [8B-1:0] for B-byte beats, the rest zero). Each field's lanes: its frame offset from fo
+  // (hdr_fo of the job) decoded against the beat by lane_of, no adder (until session 19:
+  // lane_rel, then the field's constant added to that difference, two carry chains in series:
+  // the verify emit's critical path at cf2dd26; until session 21 one adder per field).
   /* verilator lint_off UNUSEDSIGNAL */
-  // Each field's lanes: its frame offset (one short addition of a constant to an 8-bit header
-  // offset) decoded against the beat by lane_of, so the job-table read feeds no 17-bit
-  // subtraction (until session 19: lane_rel, then the field's constant added to that
-  // difference, two carry chains in series: the verify emit's critical path at cf2dd26).
-  function automatic logic [8*MaxBeatBytes-1:0] hdr_beat(job_t j, logic [16:0] base,
+  function automatic logic [8*MaxBeatBytes-1:0] hdr_beat(job_t j, hdr_fo_t fo,
+                                                         logic [16:0] base,
                                                          logic [8*MaxBeatBytes-1:0] beat,
                                                          logic [3:0] tver,   // j: by field
                                                          int unsigned lb);   // log2 beat bytes
-    logic [8:0]              ip, udp, bth;
     logic [MaxBeatBytes-1:0] m_lh, m_ll, m_ch, m_cl, m_uh, m_ul, m_tv;
     logic [8*MaxBeatBytes-1:0] r;
-    ip    = {1'b0, j.ip_off};
-    udp   = {1'b0, j.udp_off};
-    bth   = {1'b0, j.bth_off};
-    m_lh  = lane_of(ip + (j.ipv6 ? 9'd4 : 9'd2), base, lb);
-    m_ll  = lane_of(ip + (j.ipv6 ? 9'd5 : 9'd3), base, lb);
-    m_ch  = j.ipv6 ? '0 : lane_of(ip + 9'd10, base, lb);
-    m_cl  = j.ipv6 ? '0 : lane_of(ip + 9'd11, base, lb);
-    m_uh  = lane_of(udp + 9'd4, base, lb);
-    m_ul  = lane_of(udp + 9'd5, base, lb);
-    m_tv  = lane_of(bth + 9'd1, base, lb);
+    m_lh  = lane_of(fo.len, base, lb);
+    m_ll  = m_lh << 1;
+    m_ch  = fo.v4 ? lane_of(fo.csum, base, lb) : '0;
+    m_cl  = m_ch << 1;
+    m_uh  = lane_of(fo.ulen, base, lb);
+    m_ul  = m_uh << 1;
+    m_tv  = lane_of(fo.tver, base, lb);
     r     = beat;
     for (int i = 0; i < MaxBeatBytes; i++) begin
       if (m_lh[i]) r[8*i +: 8] = j.ip_len[15:8];

@@ -176,6 +176,22 @@ module rocesec_protect_emit
     if (job_fire) jt_pb_q[wr_ptr_q] <= {job_pbeat == 12'd0, job_pbeat};
   end
 
+  // S1's splice offsets in the output frame, {P + 8, E + 28, E + 8, H + 8} (keystream start,
+  // end of the ICV, start of the ICV, end of the SecHdr), and the header field offsets of
+  // hdr_beat (rocesec_pkg::hdr_fo), computed once when the job is written: S1 reads them at
+  // its registered slot and compares them with its beat offset, no adder behind the read
+  // (until session 21 the adders followed S1's job-table read: the stage's critical path at
+  // e676e22, 56.6 MHz).
+  (* ram_style = "distributed" *)
+  logic [52+rocesec_pkg::HdrFoBits-1:0] jt_soff_q [NumJobs];
+  always_ff @(posedge clk_i) begin
+    if (job_fire) begin
+      jt_soff_q[wr_ptr_q] <= {job_pstart[8:0], {1'b0, job_i.eoff} + 17'd28,
+                              {1'b0, job_i.eoff} + 17'd8, {1'b0, job_i.hoff} + 9'd8,
+                              rocesec_pkg::hdr_fo(job_i)};
+    end
+  end
+
   // The ciphertext range of each job in output coordinates, {E + 8, P + 8} (the SecHdr moves
   // the payload by 8), for the GHASH feed's comparisons: no adder behind the job-table read.
   (* ram_style = "distributed" *)
@@ -294,6 +310,7 @@ module rocesec_protect_emit
 
   logic         sp_active_q;        // a frame is being spliced
   rocesec_pkg::job_t         sp_job;
+  rocesec_pkg::hdr_fo_t      sp_fo;
   logic [11:0]  sp_k_q;             // output beat index
   logic         sp_ks_on_q;         // sp_k_q >= the job's pbeat: its beats take keystream
   logic         sp_in_done_q;       // input tlast consumed
@@ -313,6 +330,7 @@ module rocesec_protect_emit
   logic         sp_ks_pop;
 
   assign sp_job = jt_q[s1_ptr_q];
+  assign sp_fo  = jt_soff_q[s1_ptr_q][rocesec_pkg::HdrFoBits-1:0];  // hdr_beat's offsets
   assign sp_ks_left_nz  = (sp_ks_left_q != '0);
   assign sp_ks_left_gt1 = sp_ks_left_nz && (sp_ks_left1_q != '0);
 
@@ -378,10 +396,9 @@ module rocesec_protect_emit
     cur     = sp_in_done_q ? '0 : in_data_i;
     win[NPrev*KW +: KW] = cur;
     for (int j = 0; j < NPrev; j++) win[(NPrev-1-j)*KW +: KW] = sp_prev_q[j];
-    hend    = {9'h0, sp_job.hoff} + 17'd8;
-    eend    = {1'b0, sp_job.eoff} + 17'd8;
-    icv_end = {1'b0, sp_job.eoff} + 17'd28;
-    pstart  = {9'h0, sp_job.poff} + 17'd8;
+    {pstart[8:0], icv_end, eend, hend[8:0]} = jt_soff_q[s1_ptr_q][rocesec_pkg::HdrFoBits +: 52];
+    pstart[16:9] = '0;
+    hend[16:9]   = '0;
     c       = pstart[LB-1:0];
     // beats k - pbeat = 0, 1, .. pop keystream words until the job's nw are used
     need_ks = sp_ks_on_q && sp_ks_left_nz;
@@ -414,7 +431,8 @@ module rocesec_protect_emit
       m_eend = B'(rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(eend, obase)));
       m_icv  = B'(rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(icv_end, obase)));
       m_p    = B'(rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(pstart, obase)));
-      hp     = KW'(rocesec_pkg::hdr_beat(sp_job, obase, (8*rocesec_pkg::MaxBeatBytes)'(cur),
+      hp     = KW'(rocesec_pkg::hdr_beat(sp_job, sp_fo, obase,
+                                         (8*rocesec_pkg::MaxBeatBytes)'(cur),
                                          4'h1, LB));  // in[o] for o < hoff
       for (int i = 0; i < B; i++) begin
         sd = 3'(i) - sp_job.hoff[2:0];  // SecHdr byte o - hoff

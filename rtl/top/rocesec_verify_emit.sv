@@ -200,15 +200,17 @@ module rocesec_verify_emit
   end
 
   // S1's splice offsets in the output frame, {P - 8, E - 4, E - 8} (payload start, ICRC,
-  // end of the plain payload), computed once when the job is written: S1 reads them at its
-  // registered slot and compares them with its beat offset (lane_rel), so
-  // they are stored pre-subtracted rather than subtracted there.
+  // end of the plain payload), and the header field offsets of hdr_beat
+  // (rocesec_pkg::hdr_fo), computed once when the job is written: S1 reads them at its
+  // registered slot and compares them with its beat offset (lane_rel, lane_of), so
+  // they are stored pre-subtracted (pre-added) rather than computed there.
   (* ram_style = "distributed" *)
-  logic [50:0] jt_soff_q [NumJobs];
+  logic [51+rocesec_pkg::HdrFoBits-1:0] jt_soff_q [NumJobs];
   always_ff @(posedge clk_i) begin
     if (job_fire) jt_soff_q[wr_ptr_q] <= {{9'h0, job_i.poff} - 17'd8,
                                           {1'b0, job_i.eoff} - 17'd4,
-                                          {1'b0, job_i.eoff} - 17'd8};
+                                          {1'b0, job_i.eoff} - 17'd8,
+                                          rocesec_pkg::hdr_fo(job_i)};
   end
 
   // The frame's GHASH (written by G's hash output) and its received ICV (bytes [E, E + 16) of
@@ -532,6 +534,7 @@ module rocesec_verify_emit
   slot_t        sp_slot_q;
   /* verilator lint_off UNUSEDSIGNAL */
   rocesec_pkg::job_t sp_ajob;        // job at sp_slot_q: the frame being spliced
+  rocesec_pkg::hdr_fo_t sp_fo;       // its header field offsets (hdr_beat)
   /* verilator lint_on UNUSEDSIGNAL */
   logic [12:0]  sp_n_q;             // steps (input beats consumed, incl. zero steps)
   logic         sp_ks_on_q;         // sp_n_q >= ksn of the frame: its beats take keystream
@@ -563,6 +566,7 @@ module rocesec_verify_emit
   // (that chain was the head of the verify emit's critical path at b6fee71). An idle S1
   // takes the pass bit of the head frame from the FIFO word.
   assign sp_ajob = jt_q[sp_slot_q];
+  assign sp_fo  = jt_soff_q[sp_slot_q][rocesec_pkg::HdrFoBits-1:0];  // hdr_beat's offsets
   assign sp_pass = sp_active_q ? !sp_ajob.protect : d_pass;
   assign sp_ks_left_nz  = (sp_ks_left_q != '0);
   assign sp_ks_left_gt1 = sp_ks_left_nz && (sp_ks_left1_q != '0);
@@ -606,7 +610,7 @@ module rocesec_verify_emit
     win[NPrev*KW +: KW] = cur;
     for (int j = 0; j < NPrev; j++) win[(NPrev-1-j)*KW +: KW] = sp_prev_q[j];
     hend     = {9'h0, sp_ajob.hoff};
-    {pstart, crc_end, eend} = jt_soff_q[sp_slot_q];
+    {pstart, crc_end, eend} = jt_soff_q[sp_slot_q][rocesec_pkg::HdrFoBits +: 51];
     c        = pstart[LB-1:0];
     // output beats from P - 8 on (steps n >= ksn, sp_ks_on_q) pop keystream words until the
     // job's nw are used
@@ -640,7 +644,8 @@ module rocesec_verify_emit
       m_eend = B'(rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(eend, ob17)));
       m_crc  = B'(rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(crc_end, ob17)));
       m_p    = B'(rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(pstart, ob17)));
-      hp     = KW'(rocesec_pkg::hdr_beat(sp_ajob, ob17, (8*rocesec_pkg::MaxBeatBytes)'(win[KW-1:0]),
+      hp     = KW'(rocesec_pkg::hdr_beat(sp_ajob, sp_fo, ob17,
+                                        (8*rocesec_pkg::MaxBeatBytes)'(win[KW-1:0]),
                                         4'h0, LB));  // in[o] for o < hoff
       for (int i = 0; i < B; i++) begin
         if (!m_hend[i]) begin
