@@ -176,7 +176,7 @@ fn host_lib_rotates_a_receiver_with_every_write_during_traffic() {
         // the receiver's writes, step by step (docs/register-map.md, epoch rotation)
         let sf = mode == VerifyMode::StoreForward;
         let mut e = Engine::new_rx(Recorder::default(), &keys, policy(0, false), sf).unwrap();
-        let mut take = |e: &mut Engine<Recorder>| std::mem::take(&mut e.bus_mut().0);
+        let take = |e: &mut Engine<Recorder>| std::mem::take(&mut e.bus_mut().0);
         let setup = take(&mut e);
         e.accept_next(&keys, 1, 1).unwrap();
         let step1 = take(&mut e);

@@ -9,7 +9,7 @@ use pcap_file::DataLink;
 use std::borrow::Cow;
 use std::fmt;
 use std::fs::File;
-use std::io::{BufReader, BufWriter};
+use std::io::{BufReader, BufWriter, Write};
 use std::path::Path;
 
 /// One captured frame.
@@ -58,8 +58,10 @@ pub struct Capture {
 /// A capture that cannot be used.
 #[derive(Debug)]
 pub enum PcapError {
-    /// I/O error opening or writing the file.
+    /// I/O error opening or reading the file.
     Io(String, std::io::Error),
+    /// I/O error creating or writing the output file (incl. the final flush).
+    Write(String, std::io::Error),
     /// Not a classic pcap file (bad magic or global header).
     Format(String, String),
     /// Link type is not Ethernet. Native InfiniBand (LRH) captures are not RoCEv2.
@@ -72,6 +74,7 @@ impl fmt::Display for PcapError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PcapError::Io(p, e) => write!(f, "{p}: {e}"),
+            PcapError::Write(p, e) => write!(f, "{p}: cannot write: {e}"),
             PcapError::Format(p, e) => write!(
                 f,
                 "{p}: not a classic pcap file ({e}); pcapng can be converted with \
@@ -99,6 +102,19 @@ impl std::error::Error for PcapError {}
 pub fn read_capture(path: &Path) -> Result<Capture, PcapError> {
     let name = path.display().to_string();
     let f = File::open(path).map_err(|e| PcapError::Io(name.clone(), e))?;
+    // pcap-file reports both as "Error reading bytes"
+    match f.metadata() {
+        Ok(m) if m.is_dir() => {
+            return Err(PcapError::Io(name, std::io::ErrorKind::IsADirectory.into()));
+        }
+        Ok(m) if m.is_file() && m.len() < 24 => {
+            return Err(PcapError::Format(
+                name,
+                format!("{} bytes, shorter than the 24-byte global header", m.len()),
+            ));
+        }
+        _ => {}
+    }
     read_capture_from(name, BufReader::new(f))
 }
 
@@ -165,15 +181,22 @@ pub fn read(path: &Path) -> Result<Vec<Record>, PcapError> {
 /// raised to fit the largest record).
 ///
 /// # Errors
-/// [`PcapError::Io`] when the file cannot be written.
+/// [`PcapError::Write`] when the file cannot be created or written, including at the final
+/// flush (until session 21 the buffered writer's drop swallowed that error: a capture of a few
+/// KiB to a full disk "succeeded" with nothing written).
 pub fn write_capture(path: &Path, header: &PcapHeader, recs: &[Record]) -> Result<(), PcapError> {
     let name = path.display().to_string();
-    let f = File::create(path).map_err(|e| PcapError::Io(name.clone(), e))?;
+    let f = File::create(path).map_err(|e| PcapError::Write(name.clone(), e))?;
     let mut hdr = *header;
     let longest = recs.iter().map(|r| r.data.len()).max().unwrap_or(0);
     hdr.snaplen = hdr.snaplen.max(u32::try_from(longest).unwrap_or(u32::MAX));
-    let io =
-        |e: pcap_file::PcapError| PcapError::Io(name.clone(), std::io::Error::other(e.to_string()));
+    let io = |e: pcap_file::PcapError| {
+        let e = match e {
+            pcap_file::PcapError::IoError(e) => e,
+            e => std::io::Error::other(e.to_string()),
+        };
+        PcapError::Write(name.clone(), e)
+    };
     let mut w = PcapWriter::with_header(BufWriter::new(f), hdr).map_err(io)?;
     for r in recs {
         let incl = u32::try_from(r.data.len()).unwrap_or(u32::MAX);
@@ -187,13 +210,15 @@ pub fn write_capture(path: &Path, header: &PcapHeader, recs: &[Record]) -> Resul
         };
         w.write_raw_packet(&raw).map_err(io)?;
     }
-    Ok(())
+    w.into_writer()
+        .flush()
+        .map_err(|e| PcapError::Write(name.clone(), e))
 }
 
 /// Write records to a new classic pcap file (Ethernet, microsecond timestamps, little-endian).
 ///
 /// # Errors
-/// [`PcapError::Io`] when the file cannot be written.
+/// As [`write_capture`].
 pub fn write(path: &Path, recs: &[Record]) -> Result<(), PcapError> {
     let hdr = PcapHeader {
         datalink: DataLink::ETHERNET,

@@ -230,3 +230,127 @@ fn inspect_counts_malformed_frames_apart_from_icrc() {
         "{text}"
     );
 }
+
+/// Session 21 (found by a newcomer's test): a write error at the final flush was swallowed by
+/// the `BufWriter` drop, so `rocesec protect IN /dev/full` printed its counters and exited 0
+/// with nothing written.
+#[test]
+fn a_write_error_at_the_final_flush_is_an_error() {
+    let recs = sample();
+    let full = std::path::Path::new("/dev/full");
+    let e = pcapio::write(full, &recs[..2]).expect_err("/dev/full takes no bytes");
+    assert!(e.to_string().contains("cannot write"), "{e}");
+    let plain = tmp("flush-plain.pcap");
+    pcapio::write(&plain, &recs[..2]).expect("write");
+    let k = cli::load_keys(None, Some(Mode::Aead)).expect("keys");
+    let mut err = Vec::new();
+    assert_eq!(
+        cli::protect(&k, &plain, full, &mut std::io::sink(), &mut err).expect("io"),
+        cli::EXIT_ERROR
+    );
+    let err = String::from_utf8(err).expect("utf8");
+    assert!(err.contains("/dev/full: cannot write"), "{err}");
+}
+
+/// A diagnostics stream whose reader has gone (`rocesec verify ... 2>&1 | head -1`).
+struct ClosedPipe;
+
+impl std::io::Write for ClosedPipe {
+    fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+        Err(std::io::ErrorKind::BrokenPipe.into())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Err(std::io::ErrorKind::BrokenPipe.into())
+    }
+}
+
+/// Session 21 (found by a newcomer's test): a closed stdout or stderr pipe ended protect and
+/// verify at the first report line, before the output file was written, and the binary mapped
+/// the broken pipe to exit 0, so rejected packets gave exit 0 and no output.
+#[test]
+fn a_closed_report_pipe_loses_neither_the_output_nor_the_exit_status() {
+    let plain = tmp("pipe-plain.pcap");
+    pcapio::write(&plain, &sample()).expect("write");
+    let k = cli::load_keys(None, Some(Mode::Aead)).expect("keys");
+    let back = tmp("pipe-back.pcap");
+    let _ = std::fs::remove_file(&back);
+    let (mut out, mut err) = (
+        cli::PipeSafe::new(ClosedPipe),
+        cli::PipeSafe::new(ClosedPipe),
+    );
+    // every plain packet is rejected (policy): exit 1, and the (empty) output is written
+    assert_eq!(
+        cli::verify(&k, &plain, &back, &mut out, &mut err).expect("a closed pipe is no error"),
+        cli::EXIT_REJECTED
+    );
+    assert!(out.closed() && err.closed());
+    assert_eq!(pcapio::read(&back).expect("output written").len(), 0);
+    let prot = tmp("pipe-prot.pcap");
+    let (mut out, mut err) = (
+        cli::PipeSafe::new(ClosedPipe),
+        cli::PipeSafe::new(ClosedPipe),
+    );
+    assert_eq!(
+        cli::protect(&k, &plain, &prot, &mut out, &mut err).expect("io"),
+        cli::EXIT_OK
+    );
+    assert_eq!(pcapio::read(&prot).expect("output written").len(), 20);
+    // other errors still reach the caller
+    let mut w = cli::PipeSafe::new(std::io::Cursor::new([0u8; 0]));
+    assert!(std::io::Write::write_all(&mut w, b"x").is_err());
+}
+
+/// Session 21 (found by a newcomer's test): `rocesec roundtrip` on a capture damaged part-way
+/// said "those records are processed", then returned before processing any.
+#[test]
+fn roundtrip_processes_the_records_before_a_damaged_tail_and_exits_2() {
+    let p = tmp("rt-tail.pcap");
+    pcapio::write(&p, &sample()).expect("write");
+    let mut bytes = std::fs::read(&p).expect("read");
+    bytes.truncate(bytes.len() - 10);
+    std::fs::write(&p, &bytes).expect("write");
+    let k = cli::load_keys(None, None).expect("keys");
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    assert_eq!(
+        cli::roundtrip_cmd(&k, &[p], Some(Mode::Aead), &mut out, &mut err).expect("io"),
+        cli::EXIT_ERROR
+    );
+    let out = String::from_utf8(out).expect("utf8");
+    assert!(
+        out.contains("rt-tail.pcap") && out.contains("frames: 19 in 1 captures"),
+        "{out}"
+    );
+    assert!(out.contains("mismatches: 0"), "{out}");
+}
+
+/// Session 21 (newcomer report): an empty file, a 10-byte file and a directory all gave pcap-file's
+/// "Error reading bytes"; they now name what is wrong.
+#[test]
+fn short_files_and_directories_say_what_is_wrong() {
+    for (len, want) in [
+        (0usize, "0 bytes, shorter than"),
+        (10, "10 bytes, shorter than"),
+    ] {
+        let p = tmp(&format!("short{len}.pcap"));
+        std::fs::write(&p, vec![0xD4; len]).expect("write");
+        let mut err = Vec::new();
+        assert_eq!(
+            cli::inspect(&[p.as_path()], &mut Vec::new(), &mut err).expect("io"),
+            cli::EXIT_ERROR
+        );
+        let err = String::from_utf8(err).expect("utf8");
+        assert!(err.contains(want), "{err}");
+    }
+    let d = tmp("a-dir");
+    std::fs::create_dir_all(&d).expect("dir");
+    let mut err = Vec::new();
+    assert_eq!(
+        cli::inspect(&[d.as_path()], &mut Vec::new(), &mut err).expect("io"),
+        cli::EXIT_ERROR
+    );
+    let err = String::from_utf8(err).expect("utf8");
+    assert!(
+        err.contains("directory") && !err.contains("editcap"),
+        "{err}"
+    );
+}

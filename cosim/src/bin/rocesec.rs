@@ -15,6 +15,7 @@ use rocesec_cosim::rtl::rocesec_protect::Traffic;
 use rocesec_model::cli;
 use rocesec_model::keys::KeyFile;
 use rocesec_model::sechdr::Mode;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -113,7 +114,8 @@ fn with_keys(
     match cli::load_keys(k.keys.as_deref(), if apply_mode { k.mode } else { None }) {
         Ok(keys) => f(&keys),
         Err(e) => {
-            eprintln!("error: {e}");
+            // (not eprintln!: it panics when stderr is closed)
+            let _ = writeln!(std::io::stderr(), "error: {e}");
             Ok(cli::EXIT_ERROR)
         }
     }
@@ -121,8 +123,9 @@ fn with_keys(
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let mut out = std::io::stdout().lock();
-    let mut err = std::io::stderr().lock();
+    // a report reader that leaves (`| head`) changes neither the output files nor the exit status
+    let mut out = cli::PipeSafe::new(std::io::stdout().lock());
+    let mut err = cli::PipeSafe::new(std::io::stderr().lock());
     let code = match args.cmd {
         Cmd::Inspect { pcaps } => {
             let p: Vec<&std::path::Path> = pcaps.iter().map(|p| p.as_path()).collect();
@@ -154,10 +157,8 @@ fn main() -> ExitCode {
     };
     match code {
         Ok(c) => ExitCode::from(c as u8),
-        // `rocesec inspect ... | head`: the reader left; not an error of ours.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            let _ = writeln!(std::io::stderr(), "error: {e}");
             ExitCode::from(cli::EXIT_ERROR as u8)
         }
     }
@@ -259,9 +260,13 @@ fn host_stats(logs: &[PathBuf], out: &mut dyn std::io::Write, err: &mut dyn std:
         }
     };
     let _ = write!(out, "{}", stats::table(&snaps));
+    // each counter on its own: a sum could wrap (found in session 21: auth_fail = 2^64 - 1 and
+    // replay = 1 summed to 0, exit 0)
     let bad = snaps.iter().any(|s| {
         let t = &s.stats;
-        t.auth_fail + t.replay + t.stale_epoch + t.malformed + t.refused > 0
+        [t.auth_fail, t.replay, t.stale_epoch, t.malformed, t.refused]
+            .iter()
+            .any(|&n| n > 0)
     });
     i32::from(bad)
 }
