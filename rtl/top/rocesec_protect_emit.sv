@@ -165,29 +165,39 @@ module rocesec_protect_emit
 
   // Output beat of each job where its keystream starts, {pbeat == 0, pbeat} with pbeat =
   // (P + 8) / B, for S1's registered "beat index >= pbeat" (sp_ks_on_q): no subtraction of a
-  // job-table read in S1's go decision (session 14).
+  // job-table read in S1's go decision (session 14); and which of S1's splice offsets (SoN of
+  // them, see jt_soff_q) fall in output beat 0, for its registered beat flags (sp_so_eq_q).
+  localparam int unsigned SoN = 5;  // splice offsets: H, H + 8, E + 8, E + 28, P + 8
   (* ram_style = "distributed" *)
-  logic [12:0] jt_pb_q [NumJobs];
+  logic [SoN+12:0] jt_pb_q [NumJobs];
   logic [16:0] job_pstart;
   logic [11:0] job_pbeat;
+  logic [16:0] job_so [SoN];
+  logic [SoN-1:0] job_so_z;
   assign job_pstart = {9'h0, job_i.poff} + 17'd8;
   assign job_pbeat  = 12'(job_pstart >> LB);
+  assign job_so[0]  = {9'h0, job_i.hoff};
+  assign job_so[1]  = {9'h0, job_i.hoff} + 17'd8;
+  assign job_so[2]  = {1'b0, job_i.eoff} + 17'd8;
+  assign job_so[3]  = {1'b0, job_i.eoff} + 17'd28;
+  assign job_so[4]  = job_pstart;
+  always_comb begin
+    for (int j = 0; j < SoN; j++) job_so_z[j] = (job_so[j] >> LB) == 17'd0;
+  end
   always_ff @(posedge clk_i) begin
-    if (job_fire) jt_pb_q[wr_ptr_q] <= {job_pbeat == 12'd0, job_pbeat};
+    if (job_fire) jt_pb_q[wr_ptr_q] <= {job_so_z, job_pbeat == 12'd0, job_pbeat};
   end
 
-  // S1's splice offsets in the output frame, {P + 8, E + 28, E + 8, H + 8} (keystream start,
-  // end of the ICV, start of the ICV, end of the SecHdr), and the header field offsets of
-  // hdr_beat (rocesec_pkg::hdr_fo), computed once when the job is written: S1 reads them at
-  // its registered slot and compares them with its beat offset, no adder behind the read
-  // (until session 21 the adders followed S1's job-table read: the stage's critical path at
-  // e676e22, 56.6 MHz).
+  // S1's splice offsets in the output frame, job_so = {H, H + 8, E + 8, E + 28, P + 8}
+  // (SecHdr, end of the SecHdr, start and end of the ICV, keystream start), and the header
+  // field offsets of hdr_beat (rocesec_pkg::hdr_fo), computed once when the job is written:
+  // S1 reads them at its registered slot, no adder behind the read (until session 21 the
+  // adders followed S1's job-table read: the stage's critical path at e676e22, 56.6 MHz).
   (* ram_style = "distributed" *)
-  logic [52+rocesec_pkg::HdrFoBits-1:0] jt_soff_q [NumJobs];
+  logic [17*SoN+rocesec_pkg::HdrFoBits-1:0] jt_soff_q [NumJobs];
   always_ff @(posedge clk_i) begin
     if (job_fire) begin
-      jt_soff_q[wr_ptr_q] <= {job_pstart[8:0], {1'b0, job_i.eoff} + 17'd28,
-                              {1'b0, job_i.eoff} + 17'd8, {1'b0, job_i.hoff} + 9'd8,
+      jt_soff_q[wr_ptr_q] <= {job_so[4], job_so[3], job_so[2], job_so[1], job_so[0],
                               rocesec_pkg::hdr_fo(job_i)};
     end
   end
@@ -312,6 +322,9 @@ module rocesec_protect_emit
   rocesec_pkg::job_t         sp_job;
   rocesec_pkg::hdr_fo_t      sp_fo;
   logic [11:0]  sp_k_q;             // output beat index
+  logic [16:0]  sp_so [SoN];        // the job's splice offsets (job_so)
+  logic [SoN-1:0] sp_so_lt_q;       // sp_so[j] / B < sp_k_q: offset j is in an earlier beat
+  logic [SoN-1:0] sp_so_eq_q;       // sp_so[j] / B == sp_k_q: offset j is in this beat
   logic         sp_ks_on_q;         // sp_k_q >= the job's pbeat: its beats take keystream
   logic         sp_in_done_q;       // input tlast consumed
   logic [16:0]  sp_olen_q;          // in_olen_i of the frame's last input beat taken
@@ -331,6 +344,19 @@ module rocesec_protect_emit
 
   assign sp_job = jt_q[s1_ptr_q];
   assign sp_fo  = jt_soff_q[s1_ptr_q][rocesec_pkg::HdrFoBits-1:0];  // hdr_beat's offsets
+  always_comb begin
+    for (int j = 0; j < SoN; j++) sp_so[j] = jt_soff_q[s1_ptr_q][rocesec_pkg::HdrFoBits + 17*j +: 17];
+  end
+  // Lane masks of S1's beat at output offset B·k: lanes B·k + i >= sp_so[j], from the beat
+  // flags and the offset's lane (as lanes_ge(lane_rel(sp_so[j], B·k)), with no subtraction)
+  logic [B-1:0] sp_m_so [SoN];
+  always_comb begin
+    for (int j = 0; j < SoN; j++) begin
+      for (int i = 0; i < B; i++) begin
+        sp_m_so[j][i] = sp_so_lt_q[j] || (sp_so_eq_q[j] && sp_so[j][LB-1:0] <= LB'(i));
+      end
+    end
+  end
   assign sp_ks_left_nz  = (sp_ks_left_q != '0);
   assign sp_ks_left_gt1 = sp_ks_left_nz && (sp_ks_left1_q != '0);
 
@@ -364,8 +390,6 @@ module rocesec_protect_emit
   always_comb begin
     logic [KW-1:0] cur;
     logic [(NPrev+1)*KW-1:0] win;  // {cur, prev[0], ..}: byte j = input offset B(k-NPrev) + j
-    logic [16:0]  hend, eend, icv_end;
-    logic [16:0]  pstart;
     logic [16:0]  olen;
     logic         done_now;  // the input's last beat is consumed (or is being consumed)
     logic         need_ks;
@@ -396,10 +420,7 @@ module rocesec_protect_emit
     cur     = sp_in_done_q ? '0 : in_data_i;
     win[NPrev*KW +: KW] = cur;
     for (int j = 0; j < NPrev; j++) win[(NPrev-1-j)*KW +: KW] = sp_prev_q[j];
-    {pstart[8:0], icv_end, eend, hend[8:0]} = jt_soff_q[s1_ptr_q][rocesec_pkg::HdrFoBits +: 52];
-    pstart[16:9] = '0;
-    hend[16:9]   = '0;
-    c       = pstart[LB-1:0];
+    c       = sp_so[4][LB-1:0];
     // beats k - pbeat = 0, 1, .. pop keystream words until the job's nw are used
     need_ks = sp_ks_on_q && sp_ks_left_nz;
     for (int j = 0; j < B; j++) begin  // little-endian view: keystream byte order b0, b1, ..
@@ -424,13 +445,13 @@ module rocesec_protect_emit
       sp_go     = s1_ready && (sp_in_done_q || in_valid_i) && (!need_ks || ks_valid);
       sp_take   = sp_go && !sp_in_done_q;
       sp_ks_pop = sp_go && need_ks;
-      // lane masks of the beat at output offset B·k (rocesec_pkg::lane_rel / lanes_ge)
-      obase = 17'({5'h0, sp_k_q} << LB);
-      m_h   = B'(rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel({9'h0, sp_job.hoff}, obase)));
-      m_hend = B'(rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(hend, obase)));
-      m_eend = B'(rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(eend, obase)));
-      m_icv  = B'(rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(icv_end, obase)));
-      m_p    = B'(rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(pstart, obase)));
+      // lane masks of the beat at output offset B·k (sp_m_so)
+      obase  = 17'({5'h0, sp_k_q} << LB);
+      m_h    = sp_m_so[0];
+      m_hend = sp_m_so[1];
+      m_eend = sp_m_so[2];
+      m_icv  = sp_m_so[3];
+      m_p    = sp_m_so[4];
       hp     = KW'(rocesec_pkg::hdr_beat(sp_job, sp_fo, obase,
                                          (8*rocesec_pkg::MaxBeatBytes)'(cur),
                                          4'h1, LB));  // in[o] for o < hoff
@@ -471,6 +492,8 @@ module rocesec_protect_emit
       sp_active_q  <= 1'b0;
       sp_k_q       <= '0;
       sp_ks_on_q   <= 1'b0;
+      sp_so_lt_q   <= '0;
+      sp_so_eq_q   <= '0;
       sp_in_done_q <= 1'b0;
       sp_olen_q    <= '0;
       s1_ptr_q     <= '0;
@@ -486,6 +509,8 @@ module rocesec_protect_emit
           {sp_ks_left1_q, sp_ks_left_q} <= jt_nw_q[s1_ptr_q];
           sp_k_q       <= '0;
           sp_ks_on_q   <= jt_pb_q[s1_ptr_q][12];
+          sp_so_lt_q   <= '0;
+          sp_so_eq_q   <= jt_pb_q[s1_ptr_q][13 +: SoN];
           sp_in_done_q <= 1'b0;
           sp_olen_q    <= '0;
         end
@@ -502,6 +527,10 @@ module rocesec_protect_emit
       end else if (sp_go) begin
         sp_k_q     <= sp_k_q + 12'd1;
         sp_ks_on_q <= sp_ks_on_q || (sp_k_q + 12'd1 == jt_pb_q[s1_ptr_q][11:0]);
+        for (int j = 0; j < SoN; j++) begin
+          sp_so_lt_q[j] <= sp_so_lt_q[j] || sp_so_eq_q[j];
+          sp_so_eq_q[j] <= (sp_so[j] >> LB) == ({5'h0, sp_k_q} + 17'd1);
+        end
         for (int j = NPrev - 1; j > 0; j--) sp_prev_q[j] <= sp_prev_q[j-1];
         sp_prev_q[0] <= sp_in_done_q ? '0 : in_data_i;
         if (sp_ks_pop) begin
@@ -523,6 +552,8 @@ module rocesec_protect_emit
             {sp_ks_left1_q, sp_ks_left_q} <= jt_nw_q[s1_next];
             sp_k_q       <= '0;
             sp_ks_on_q   <= jt_pb_q[s1_next][12];
+            sp_so_lt_q   <= '0;
+            sp_so_eq_q   <= jt_pb_q[s1_next][13 +: SoN];
             sp_in_done_q <= 1'b0;
             sp_olen_q    <= '0;
           end else begin
