@@ -193,10 +193,34 @@ module rocesec_verify_emit
     ksn_of = 13'(NPrev) + {1'b0, 12'(ps >> LB)};
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
+  // S1's splice offsets in the output frame, job_so = {H, E - 8, E - 4, P - 8} (SecHdr
+  // offset = end of the kept header, end of the plain payload, ICRC, payload start), and the
+  // S1 step at which each one's output beat is spliced, NPrev + offset / B (job_sn), for S1's
+  // registered beat flags (sp_so_lt_q / sp_so_eq_q); jt_ksn_q also keeps which of them is
+  // step 1, the first step of a frame.
+  localparam int unsigned SoN = 4;
+  logic [16:0] job_so [SoN];
+  logic [12:0] job_sn [SoN];
+  logic [SoN-1:0] job_sn1;
+  assign job_so[0] = {9'h0, job_i.hoff};
+  assign job_so[1] = {1'b0, job_i.eoff} - 17'd8;
+  assign job_so[2] = {1'b0, job_i.eoff} - 17'd4;
+  assign job_so[3] = {9'h0, job_i.poff} - 17'd8;
+  always_comb begin
+    for (int j = 0; j < SoN; j++) begin
+      job_sn[j]  = 13'(NPrev) + 13'(job_so[j] >> LB);
+      job_sn1[j] = job_sn[j] == 13'd1;
+    end
+  end
   (* ram_style = "distributed" *)
-  logic [13:0] jt_ksn_q [NumJobs];  // {ksn <= 1, ksn}
+  logic [SoN+13:0] jt_ksn_q [NumJobs];  // {sn == 1 of each offset, ksn <= 1, ksn}
   always_ff @(posedge clk_i) begin
-    if (job_fire) jt_ksn_q[wr_ptr_q] <= {ksn_of(job_i) <= 13'd1, ksn_of(job_i)};
+    if (job_fire) jt_ksn_q[wr_ptr_q] <= {job_sn1, ksn_of(job_i) <= 13'd1, ksn_of(job_i)};
+  end
+  (* ram_style = "distributed" *)
+  logic [13*SoN-1:0] jt_sn_q [NumJobs];
+  always_ff @(posedge clk_i) begin
+    if (job_fire) jt_sn_q[wr_ptr_q] <= {job_sn[3], job_sn[2], job_sn[1], job_sn[0]};
   end
 
   // S1's splice offsets in the output frame, {P - 8, E - 4, E - 8} (payload start, ICRC,
@@ -207,9 +231,7 @@ module rocesec_verify_emit
   (* ram_style = "distributed" *)
   logic [51+rocesec_pkg::HdrFoBits-1:0] jt_soff_q [NumJobs];
   always_ff @(posedge clk_i) begin
-    if (job_fire) jt_soff_q[wr_ptr_q] <= {{9'h0, job_i.poff} - 17'd8,
-                                          {1'b0, job_i.eoff} - 17'd4,
-                                          {1'b0, job_i.eoff} - 17'd8,
+    if (job_fire) jt_soff_q[wr_ptr_q] <= {job_so[3], job_so[2], job_so[1],
                                           rocesec_pkg::hdr_fo(job_i)};
   end
 
@@ -537,6 +559,8 @@ module rocesec_verify_emit
   rocesec_pkg::hdr_fo_t sp_fo;       // its header field offsets (hdr_beat)
   /* verilator lint_on UNUSEDSIGNAL */
   logic [12:0]  sp_n_q;             // steps (input beats consumed, incl. zero steps)
+  logic [SoN-1:0] sp_so_lt_q;       // job_sn[j] < sp_n_q: offset j is in an earlier output beat
+  logic [SoN-1:0] sp_so_eq_q;       // job_sn[j] == sp_n_q: offset j is in this output beat
   logic         sp_ks_on_q;         // sp_n_q >= ksn of the frame: its beats take keystream
   logic         sp_in_done_q;
   logic signed [17:0] sp_olen_q;    // d_olen of the frame's last beat taken
@@ -567,6 +591,22 @@ module rocesec_verify_emit
   // takes the pass bit of the head frame from the FIFO word.
   assign sp_ajob = jt_q[sp_slot_q];
   assign sp_fo  = jt_soff_q[sp_slot_q][rocesec_pkg::HdrFoBits-1:0];  // hdr_beat's offsets
+  // Lane masks of S1's output beat m = n - NPrev: lanes B·m + i >= job_so[j], from the beat
+  // flags and the offset's lane (as lanes_ge(lane_rel(job_so[j], B·m)), no subtraction);
+  // meaningful while S1 emits (n >= NPrev).
+  logic [LB-1:0] sp_so_lane [SoN];
+  logic [B-1:0]  sp_m_so [SoN];
+  always_comb begin
+    sp_so_lane[0] = sp_ajob.hoff[LB-1:0];
+    for (int j = 1; j < SoN; j++) begin
+      sp_so_lane[j] = jt_soff_q[sp_slot_q][rocesec_pkg::HdrFoBits + 17*(j-1) +: LB];
+    end
+    for (int j = 0; j < SoN; j++) begin
+      for (int i = 0; i < B; i++) begin
+        sp_m_so[j][i] = sp_so_lt_q[j] || (sp_so_eq_q[j] && sp_so_lane[j] <= LB'(i));
+      end
+    end
+  end
   assign sp_pass = sp_active_q ? !sp_ajob.protect : d_pass;
   assign sp_ks_left_nz  = (sp_ks_left_q != '0);
   assign sp_ks_left_gt1 = sp_ks_left_nz && (sp_ks_left1_q != '0);
@@ -574,8 +614,6 @@ module rocesec_verify_emit
   always_comb begin
     logic [KW-1:0] cur;
     logic [(NPrev+1)*KW-1:0] win;  // {cur, prev[0], ..}: byte b = input offset B m + b
-    logic [16:0]  hend, eend, crc_end;
-    logic [16:0]  pstart;
     logic signed [17:0] olen;
     logic signed [17:0] obase;
     logic         need_ks;
@@ -609,9 +647,7 @@ module rocesec_verify_emit
     cur      = sp_in_done_q ? '0 : d_data;
     win[NPrev*KW +: KW] = cur;
     for (int j = 0; j < NPrev; j++) win[(NPrev-1-j)*KW +: KW] = sp_prev_q[j];
-    hend     = {9'h0, sp_ajob.hoff};
-    {pstart, crc_end, eend} = jt_soff_q[sp_slot_q][rocesec_pkg::HdrFoBits +: 51];
-    c        = pstart[LB-1:0];
+    c        = sp_so_lane[3];  // lane of P - 8
     // output beats from P - 8 on (steps n >= ksn, sp_ks_on_q) pop keystream words until the
     // job's nw are used
     need_ks  = sp_ks_on_q && sp_ks_left_nz;
@@ -638,12 +674,12 @@ module rocesec_verify_emit
       sp_take   = sp_step && !sp_in_done_q;
       sp_emit   = sp_step && (sp_n_q >= 13'(NPrev));
       sp_ks_pop = sp_emit && need_ks;
-      // lane masks of the beat at output offset B·m (rocesec_pkg::lane_rel / lanes_ge)
+      // lane masks of the beat at output offset B·m (sp_m_so)
       ob17   = 17'({5'h0, sp_m} << LB);
-      m_hend = B'(rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(hend, ob17)));
-      m_eend = B'(rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(eend, ob17)));
-      m_crc  = B'(rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(crc_end, ob17)));
-      m_p    = B'(rocesec_pkg::lanes_ge(rocesec_pkg::lane_rel(pstart, ob17)));
+      m_hend = sp_m_so[0];
+      m_eend = sp_m_so[1];
+      m_crc  = sp_m_so[2];
+      m_p    = sp_m_so[3];
       hp     = KW'(rocesec_pkg::hdr_beat(sp_ajob, sp_fo, ob17,
                                         (8*rocesec_pkg::MaxBeatBytes)'(win[KW-1:0]),
                                         4'h0, LB));  // in[o] for o < hoff
@@ -697,6 +733,8 @@ module rocesec_verify_emit
       sp_slot_q    <= '0;
       sp_n_q       <= '0;
       sp_ks_on_q   <= 1'b0;
+      sp_so_lt_q   <= '0;
+      sp_so_eq_q   <= '0;
       sp_in_done_q <= 1'b0;
       sp_olen_q    <= '0;
       for (int j = 0; j < NPrev; j++) sp_prev_q[j] <= '0;
@@ -720,9 +758,19 @@ module rocesec_verify_emit
           sp_slot_q    <= d_slot;
         end
         sp_n_q     <= sp_n_q + 13'd1;
-        // n + 1 reaches ksn (from idle n + 1 = 1: the new job's ksn <= 1)
+        // n + 1 reaches ksn (from idle n + 1 = 1: the new job's ksn <= 1); the same for the
+        // splice offsets' steps (from idle: which of them are at step 1)
         if (!sp_active_q) sp_ks_on_q <= jt_ksn_q[d_slot][13];
         else              sp_ks_on_q <= sp_ks_on_q || (sp_n_q + 13'd1 == jt_ksn_q[sp_slot_q][12:0]);
+        if (!sp_active_q) begin
+          sp_so_lt_q <= '0;
+          sp_so_eq_q <= jt_ksn_q[d_slot][14 +: SoN];
+        end else begin
+          for (int j = 0; j < SoN; j++) begin
+            sp_so_lt_q[j] <= sp_so_lt_q[j] || sp_so_eq_q[j];
+            sp_so_eq_q[j] <= sp_n_q + 13'd1 == jt_sn_q[sp_slot_q][13*j +: 13];
+          end
+        end
         for (int j = NPrev - 1; j > 0; j--) sp_prev_q[j] <= sp_prev_q[j-1];
         sp_prev_q[0] <= sp_in_done_q ? '0 : d_data;
         if (sp_ks_pop) begin
@@ -737,6 +785,8 @@ module rocesec_verify_emit
         if (sp_emit && sp_last) begin
           sp_n_q       <= '0;
           sp_ks_on_q   <= 1'b0;
+          sp_so_lt_q   <= '0;
+          sp_so_eq_q   <= '0;
           sp_in_done_q <= 1'b0;
           for (int j = 0; j < NPrev; j++) sp_prev_q[j] <= '0;
           if (sp_drain_need) begin
@@ -746,6 +796,7 @@ module rocesec_verify_emit
             sp_slot_q    <= d_slot;
             sp_n_q       <= 13'd1;
             sp_ks_on_q   <= jt_ksn_q[d_slot][13];
+            sp_so_eq_q   <= jt_ksn_q[d_slot][14 +: SoN];
             sp_prev_q[0] <= d_data;
             sp_olen_q    <= d_olen;
             sp_in_done_q <= d_last;
