@@ -37,4 +37,8 @@ m=repo.$$
 mkdir -p "$R/$m"
 mount --bind "$root" "$R/$m"
 trap 'umount "$R/$m" 2> /dev/null || true; rmdir "$R/$m" 2> /dev/null || true' EXIT
-chroot "$R" sh -c 'cd "$0" && exec nextpnr-ecp5 "$@"' "/$m$rel" "$@"
+# in the background, so that a TERM reaches the trap (and nextpnr) at once and the mount goes
+chroot "$R" sh -c 'cd "$0" && exec nextpnr-ecp5 "$@"' "/$m$rel" "$@" &
+pid=$!
+trap 'kill "$pid" 2> /dev/null; wait "$pid"; exit 143' INT TERM
+wait "$pid"

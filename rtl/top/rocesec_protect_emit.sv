@@ -210,19 +210,27 @@ module rocesec_protect_emit
     if (job_fire) jt_crange_q[wr_ptr_q] <= {{1'b0, job_i.eoff} + 17'd8, {9'h0, job_i.poff} + 17'd8};
   end
 
-  // The ICV beat range of each job, {last, first} = {(I + 15) / B, I / B} with I = E + 8 its
-  // output offset, or the empty {0, 8191} for a frame forwarded unprotected: S3's overlap test
-  // is two comparisons of the beat index with a RAM word (until session 14 it added to the
-  // job-table read and compared 17-bit byte offsets: the emit's critical path, 48.8 MHz).
-  // A beat k overlaps the ICV iff k·B + B > I and k·B < I + 16, i.e. I / B <= k <= (I + 15) / B.
+  // The ICV beat range of each job, {cross, lane, last, first} with I = E + 8 its output
+  // offset: first = I / B, last = (I + 15) / B, lane = I mod B, cross = (last != first); or
+  // {0, 0, 0, 8191} (no beat) for a frame forwarded unprotected. A beat k overlaps the ICV iff
+  // k·B + B > I and k·B < I + 16, i.e. I / B <= k <= (I + 15) / B; the ICV's 16 bytes span at
+  // most two beats (B >= 16), so k overlaps iff k == first or (cross and k == last): S3 tests
+  // two equalities of its beat index with a RAM word and takes its lanes from `lane` (until
+  // session 14 it added to the job-table read and compared 17-bit byte offsets, 48.8 MHz; until
+  // session 21 it compared the range and took the lanes from lane_rel(E + 8, k·B): the stage's
+  // critical path at 154f5a9, 56.0 MHz).
   (* ram_style = "distributed" *)
-  logic [25:0] jt_irange_q [NumJobs];
+  logic [26+LB:0] jt_irange_q [NumJobs];
   logic [16:0] job_icv0;
-  assign job_icv0 = {1'b0, job_i.eoff} + 17'd8;
+  logic [12:0] job_icv_first, job_icv_last;
+  assign job_icv0      = {1'b0, job_i.eoff} + 17'd8;
+  assign job_icv_first = 13'(job_icv0 >> LB);
+  assign job_icv_last  = 13'((job_icv0 + 17'd15) >> LB);
   always_ff @(posedge clk_i) begin
     if (job_fire) begin
-      jt_irange_q[wr_ptr_q] <= job_i.protect ? {13'((job_icv0 + 17'd15) >> LB), 13'(job_icv0 >> LB)}
-                                             : {13'd0, 13'h1FFF};
+      jt_irange_q[wr_ptr_q] <= job_i.protect ? {job_icv_last != job_icv_first,
+                                                job_icv0[LB-1:0], job_icv_last, job_icv_first}
+                                             : {1'b0, LB'(0), 13'd0, 13'h1FFF};
     end
   end
 
@@ -689,24 +697,24 @@ module rocesec_protect_emit
   assign s3_job = jt_q[s3_slot_q];
 
   always_comb begin
-    logic [16:0]  icv0;
-    logic [16:0]  base;
-    logic [17:0]  d;
     logic [B-1:0] m_in;
     logic [3:0]   ib;
     logic         overlap;
+    logic         in_first, in_last;  // the beat holds the ICV's first / (other) last bytes
+    logic [LB-1:0] l0;                // lane of the ICV's first byte in beat `first`
     logic [127:0] icv;
-    icv0    = {1'b0, s3_job.eoff} + 17'd8;
-    icv     = jt_hash_q[s3_slot_q] ^ jt_ekj0_q[s3_slot_q];
-    base    = 17'({5'h0, s3_k_q} << LB);
-    overlap = ({1'b0, s3_k_q} >= jt_irange_q[s3_slot_q][12:0]) &&
-              ({1'b0, s3_k_q} <= jt_irange_q[s3_slot_q][25:13]);
-    // lanes [icv0, icv0 + 16) of the beat; ICV byte o - icv0 = (i - d) mod 16
-    d       = rocesec_pkg::lane_rel(icv0, base);
-    m_in    = B'(rocesec_pkg::lanes_ge(d) & ~rocesec_pkg::lanes_ge(d + 18'd16));
-    s3_out  = s3_data_q;
+    icv      = jt_hash_q[s3_slot_q] ^ jt_ekj0_q[s3_slot_q];
+    l0       = jt_irange_q[s3_slot_q][26 +: LB];
+    in_first = {1'b0, s3_k_q} == jt_irange_q[s3_slot_q][12:0];
+    in_last  = jt_irange_q[s3_slot_q][26+LB] && ({1'b0, s3_k_q} == jt_irange_q[s3_slot_q][25:13]);
+    overlap  = in_first || in_last;
+    // lanes [I, I + 16) of the beat: lanes >= l0 (below l0 + 16) of beat `first`, lanes below
+    // l0 + 16 - B of the next; ICV byte o - I = (i - l0) mod 16 in both (B is a multiple of 16)
+    s3_out   = s3_data_q;
     for (int i = 0; i < B; i++) begin
-      ib = 4'(i) - d[3:0];
+      m_in[i] = (in_first && LB'(i) >= l0 && 32'(i) < 32'(l0) + 32'd16) ||
+                (in_last && 32'(i) + 32'(B) < 32'(l0) + 32'd16);
+      ib = 4'(i) - 4'(l0);
       if (s3_job.protect && m_in[i]) s3_out[8*i +: 8] = icv[127 - 8*ib -: 8];
     end
     s3_can = s3_valid_q &&
