@@ -5,7 +5,7 @@
 use rocesec_model::pcapio::{self, Record};
 use rocesec_model::roce::build::Builder;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 fn tmp(name: &str) -> PathBuf {
@@ -31,10 +31,36 @@ fn plain_capture() -> PathBuf {
     p
 }
 
+/// Exit status of `rocesec <args> IN OUT` with stdout / stderr a closed pipe or discarded.
+fn status_with(
+    args: &[&str],
+    input: &Path,
+    output: &Path,
+    out_closed: bool,
+    err_closed: bool,
+) -> Option<i32> {
+    let io = |closed: bool| {
+        if closed {
+            Stdio::from(closed_pipe())
+        } else {
+            Stdio::null()
+        }
+    };
+    Command::new(env!("CARGO_BIN_EXE_rocesec"))
+        .args(args)
+        .arg(input)
+        .arg(output)
+        .stdout(io(out_closed))
+        .stderr(io(err_closed))
+        .status()
+        .expect("run rocesec")
+        .code()
+}
+
 #[test]
 fn closed_report_pipes_keep_the_output_and_the_exit_status() {
     let plain = plain_capture();
-    for (what, closed_out, closed_err) in [
+    for (what, out_closed, err_closed) in [
         ("stderr", false, true),
         ("stdout", true, false),
         ("both", true, true),
@@ -42,40 +68,25 @@ fn closed_report_pipes_keep_the_output_and_the_exit_status() {
         // verify on a plain capture: every packet is rejected (policy), exit 1, empty output
         let back = tmp(&format!("back-{what}.pcap"));
         let _ = std::fs::remove_file(&back);
-        let mut c = Command::new(env!("CARGO_BIN_EXE_rocesec"));
-        c.args(["verify", "--mode", "aead"]).arg(&plain).arg(&back);
-        c.stdout(if closed_out {
-            Stdio::from(closed_pipe())
-        } else {
-            Stdio::null()
-        });
-        c.stderr(if closed_err {
-            Stdio::from(closed_pipe())
-        } else {
-            Stdio::null()
-        });
-        let st = c.status().expect("run rocesec");
-        assert_eq!(st.code(), Some(1), "verify with {what} closed");
+        let st = status_with(
+            &["verify", "--mode", "aead"],
+            &plain,
+            &back,
+            out_closed,
+            err_closed,
+        );
+        assert_eq!(st, Some(1), "verify with {what} closed");
         assert_eq!(pcapio::read(&back).expect("output written").len(), 0);
         // protect: exit 0, every frame written
         let prot = tmp(&format!("prot-{what}.pcap"));
-        let mut c = Command::new(env!("CARGO_BIN_EXE_rocesec"));
-        c.args(["protect", "--mode", "aead"]).arg(&plain).arg(&prot);
-        c.stdout(if closed_out {
-            Stdio::from(closed_pipe())
-        } else {
-            Stdio::null()
-        });
-        c.stderr(if closed_err {
-            Stdio::from(closed_pipe())
-        } else {
-            Stdio::null()
-        });
-        assert_eq!(
-            c.status().expect("run").code(),
-            Some(0),
-            "protect with {what} closed"
+        let st = status_with(
+            &["protect", "--mode", "aead"],
+            &plain,
+            &prot,
+            out_closed,
+            err_closed,
         );
+        assert_eq!(st, Some(0), "protect with {what} closed");
         assert_eq!(pcapio::read(&prot).expect("output written").len(), 8);
     }
 }
