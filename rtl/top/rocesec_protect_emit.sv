@@ -353,7 +353,9 @@ module rocesec_protect_emit
   assign sp_job = jt_q[s1_ptr_q];
   assign sp_fo  = jt_soff_q[s1_ptr_q][rocesec_pkg::HdrFoBits-1:0];  // hdr_beat's offsets
   always_comb begin
-    for (int j = 0; j < SoN; j++) sp_so[j] = jt_soff_q[s1_ptr_q][rocesec_pkg::HdrFoBits + 17*j +: 17];
+    for (int j = 0; j < SoN; j++) begin
+      sp_so[j] = jt_soff_q[s1_ptr_q][rocesec_pkg::HdrFoBits + 17*j +: 17];
+    end
   end
   // Lane masks of S1's beat at output offset B·k: lanes B·k + i >= sp_so[j], from the beat
   // flags and the offset's lane (as lanes_ge(lane_rel(sp_so[j], B·k)), with no subtraction)
@@ -706,7 +708,8 @@ module rocesec_protect_emit
     icv      = jt_hash_q[s3_slot_q] ^ jt_ekj0_q[s3_slot_q];
     l0       = jt_irange_q[s3_slot_q][26 +: LB];
     in_first = {1'b0, s3_k_q} == jt_irange_q[s3_slot_q][12:0];
-    in_last  = jt_irange_q[s3_slot_q][26+LB] && ({1'b0, s3_k_q} == jt_irange_q[s3_slot_q][25:13]);
+    in_last  = jt_irange_q[s3_slot_q][26+LB] &&
+               ({1'b0, s3_k_q} == jt_irange_q[s3_slot_q][25:13]);
     overlap  = in_first || in_last;
     // lanes [I, I + 16) of the beat: lanes >= l0 (below l0 + 16) of beat `first`, lanes below
     // l0 + 16 - B of the next; ICV byte o - I = (i - l0) mod 16 in both (B is a multiple of 16)

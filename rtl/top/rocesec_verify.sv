@@ -94,7 +94,7 @@ module rocesec_verify
   if ($bits(roce_parse_pkg::roce_desc_t) != roce_parse_pkg::DescBits ||
       $bits(rocesec_pkg::job_t) != rocesec_pkg::JobBits ||
       $bits(rocesec_pkg::hdr_fo_t) != rocesec_pkg::HdrFoBits) begin : gen_width_check
-    $error("rocesec_verify: DescBits/JobBits/HdrFoBits do not match the struct widths (instance %m)");
+    $error("rocesec_verify: DescBits/JobBits/HdrFoBits != struct widths (instance %m)");
   end
 `endif
   localparam int unsigned HdrW     = DescW;
