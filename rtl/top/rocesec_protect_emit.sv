@@ -163,19 +163,17 @@ module rocesec_protect_emit
     if (job_fire) jt_nw_q[wr_ptr_q] <= {job_nw - 16'd1, job_nw};
   end
 
-  // Output beat of each job where its keystream starts, {pbeat == 0, pbeat} with pbeat =
-  // (P + 8) / B, for S1's registered "beat index >= pbeat" (sp_ks_on_q): no subtraction of a
-  // job-table read in S1's go decision (session 14); and which of S1's splice offsets (SoN of
-  // them, see jt_soff_q) fall in output beat 0, for its registered beat flags (sp_so_eq_q).
+  // Which of S1's splice offsets (SoN of them, see jt_soff_q) fall in output beat 0, for its
+  // registered beat flags (sp_so_lt_q / sp_so_eq_q). Offset 4, P + 8, is where the keystream
+  // starts: its flags are S1's "beat index >= pbeat" (sp_ks_on, a register until session 21),
+  // so no subtraction of a job-table read is in S1's go decision (session 14).
   localparam int unsigned SoN = 5;  // splice offsets: H, H + 8, E + 8, E + 28, P + 8
   (* ram_style = "distributed" *)
-  logic [SoN+12:0] jt_pb_q [NumJobs];
+  logic [SoN-1:0] jt_pb_q [NumJobs];
   logic [16:0] job_pstart;
-  logic [11:0] job_pbeat;
   logic [16:0] job_so [SoN];
   logic [SoN-1:0] job_so_z;
   assign job_pstart = {9'h0, job_i.poff} + 17'd8;
-  assign job_pbeat  = 12'(job_pstart >> LB);
   assign job_so[0]  = {9'h0, job_i.hoff};
   assign job_so[1]  = {9'h0, job_i.hoff} + 17'd8;
   assign job_so[2]  = {1'b0, job_i.eoff} + 17'd8;
@@ -185,7 +183,7 @@ module rocesec_protect_emit
     for (int j = 0; j < SoN; j++) job_so_z[j] = (job_so[j] >> LB) == 17'd0;
   end
   always_ff @(posedge clk_i) begin
-    if (job_fire) jt_pb_q[wr_ptr_q] <= {job_so_z, job_pbeat == 12'd0, job_pbeat};
+    if (job_fire) jt_pb_q[wr_ptr_q] <= job_so_z;
   end
 
   // S1's splice offsets in the output frame, job_so = {H, H + 8, E + 8, E + 28, P + 8}
@@ -333,7 +331,7 @@ module rocesec_protect_emit
   logic [16:0]  sp_so [SoN];        // the job's splice offsets (job_so)
   logic [SoN-1:0] sp_so_lt_q;       // sp_so[j] / B < sp_k_q: offset j is in an earlier beat
   logic [SoN-1:0] sp_so_eq_q;       // sp_so[j] / B == sp_k_q: offset j is in this beat
-  logic         sp_ks_on_q;         // sp_k_q >= the job's pbeat: its beats take keystream
+  logic         sp_ks_on;           // sp_k_q >= the job's pbeat: its beats take keystream
   logic         sp_in_done_q;       // input tlast consumed
   logic [16:0]  sp_olen_q;          // in_olen_i of the frame's last input beat taken
   logic [KW-1:0] sp_prev_q [NPrev]; // input beats k-1 .. k-NPrev
@@ -367,6 +365,7 @@ module rocesec_protect_emit
       end
     end
   end
+  assign sp_ks_on       = sp_so_lt_q[4] || sp_so_eq_q[4];  // beat of P + 8 reached
   assign sp_ks_left_nz  = (sp_ks_left_q != '0);
   assign sp_ks_left_gt1 = sp_ks_left_nz && (sp_ks_left1_q != '0);
 
@@ -432,7 +431,7 @@ module rocesec_protect_emit
     for (int j = 0; j < NPrev; j++) win[(NPrev-1-j)*KW +: KW] = sp_prev_q[j];
     c       = sp_so[4][LB-1:0];
     // beats k - pbeat = 0, 1, .. pop keystream words until the job's nw are used
-    need_ks = sp_ks_on_q && sp_ks_left_nz;
+    need_ks = sp_ks_on && sp_ks_left_nz;
     for (int j = 0; j < B; j++) begin  // little-endian view: keystream byte order b0, b1, ..
       ksw[8*j +: 8]       = sp_ks_prev_q[128*(j/16) + 127 - 8*(j%16) -: 8];
       ksw[8*(j + B) +: 8] = ks_head[128*(j/16) + 127 - 8*(j%16) -: 8];
@@ -501,7 +500,6 @@ module rocesec_protect_emit
     if (!rst_ni) begin
       sp_active_q  <= 1'b0;
       sp_k_q       <= '0;
-      sp_ks_on_q   <= 1'b0;
       sp_so_lt_q   <= '0;
       sp_so_eq_q   <= '0;
       sp_in_done_q <= 1'b0;
@@ -518,9 +516,8 @@ module rocesec_protect_emit
           sp_active_q  <= 1'b1;
           {sp_ks_left1_q, sp_ks_left_q} <= jt_nw_q[s1_ptr_q];
           sp_k_q       <= '0;
-          sp_ks_on_q   <= jt_pb_q[s1_ptr_q][12];
           sp_so_lt_q   <= '0;
-          sp_so_eq_q   <= jt_pb_q[s1_ptr_q][13 +: SoN];
+          sp_so_eq_q   <= jt_pb_q[s1_ptr_q];
           sp_in_done_q <= 1'b0;
           sp_olen_q    <= '0;
         end
@@ -536,7 +533,6 @@ module rocesec_protect_emit
         end
       end else if (sp_go) begin
         sp_k_q     <= sp_k_q + 12'd1;
-        sp_ks_on_q <= sp_ks_on_q || (sp_k_q + 12'd1 == jt_pb_q[s1_ptr_q][11:0]);
         for (int j = 0; j < SoN; j++) begin
           sp_so_lt_q[j] <= sp_so_lt_q[j] || sp_so_eq_q[j];
           sp_so_eq_q[j] <= (sp_so[j] >> LB) == ({5'h0, sp_k_q} + 17'd1);
@@ -561,9 +557,8 @@ module rocesec_protect_emit
             s1_ptr_q     <= s1_next;
             {sp_ks_left1_q, sp_ks_left_q} <= jt_nw_q[s1_next];
             sp_k_q       <= '0;
-            sp_ks_on_q   <= jt_pb_q[s1_next][12];
             sp_so_lt_q   <= '0;
-            sp_so_eq_q   <= jt_pb_q[s1_next][13 +: SoN];
+            sp_so_eq_q   <= jt_pb_q[s1_next];
             sp_in_done_q <= 1'b0;
             sp_olen_q    <= '0;
           end else begin

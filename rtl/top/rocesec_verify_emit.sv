@@ -184,20 +184,12 @@ module rocesec_verify_emit
     if (job_fire) jt_nw_q[wr_ptr_q] <= {job_nw - 16'd1, job_nw};
   end
 
-  // S1 step at which the job's keystream starts: NPrev + the output beat of P - 8 (ksn_of), and
-  // whether that is the first step, for S1's registered sp_ks_on_q.
-  /* verilator lint_off UNUSEDSIGNAL */
-  function automatic logic [12:0] ksn_of(rocesec_pkg::job_t j);  // reads j.poff only
-    logic [16:0] ps;
-    ps     = {9'h0, j.poff} - 17'd8;
-    ksn_of = 13'(NPrev) + {1'b0, 12'(ps >> LB)};
-  endfunction
-  /* verilator lint_on UNUSEDSIGNAL */
   // S1's splice offsets in the output frame, job_so = {H, E - 8, E - 4, P - 8} (SecHdr
   // offset = end of the kept header, end of the plain payload, ICRC, payload start), and the
   // S1 step at which each one's output beat is spliced, NPrev + offset / B (job_sn), for S1's
-  // registered beat flags (sp_so_lt_q / sp_so_eq_q); jt_ksn_q also keeps which of them is
-  // step 1, the first step of a frame.
+  // registered beat flags (sp_so_lt_q / sp_so_eq_q); jt_ksn_q keeps which of them is step 1,
+  // the first step of a frame. The step of P - 8 is ksn, where the keystream starts: its flags
+  // are S1's "n >= ksn" (sp_ks_on, a register of its own until session 21).
   localparam int unsigned SoN = 4;
   logic [16:0] job_so [SoN];
   logic [12:0] job_sn [SoN];
@@ -213,9 +205,9 @@ module rocesec_verify_emit
     end
   end
   (* ram_style = "distributed" *)
-  logic [SoN+13:0] jt_ksn_q [NumJobs];  // {sn == 1 of each offset, ksn <= 1, ksn}
+  logic [SoN-1:0] jt_ksn_q [NumJobs];  // sn == 1 of each offset
   always_ff @(posedge clk_i) begin
-    if (job_fire) jt_ksn_q[wr_ptr_q] <= {job_sn1, ksn_of(job_i) <= 13'd1, ksn_of(job_i)};
+    if (job_fire) jt_ksn_q[wr_ptr_q] <= job_sn1;
   end
   (* ram_style = "distributed" *)
   logic [13*SoN-1:0] jt_sn_q [NumJobs];
@@ -561,7 +553,7 @@ module rocesec_verify_emit
   logic [12:0]  sp_n_q;             // steps (input beats consumed, incl. zero steps)
   logic [SoN-1:0] sp_so_lt_q;       // job_sn[j] < sp_n_q: offset j is in an earlier output beat
   logic [SoN-1:0] sp_so_eq_q;       // job_sn[j] == sp_n_q: offset j is in this output beat
-  logic         sp_ks_on_q;         // sp_n_q >= ksn of the frame: its beats take keystream
+  logic         sp_ks_on;           // sp_n_q >= ksn of the frame: its beats take keystream
   logic         sp_in_done_q;
   logic signed [17:0] sp_olen_q;    // d_olen of the frame's last beat taken
   logic [KW-1:0] sp_prev_q [NPrev]; // input beats n-1 .. n-NPrev
@@ -608,6 +600,7 @@ module rocesec_verify_emit
     end
   end
   assign sp_pass = sp_active_q ? !sp_ajob.protect : d_pass;
+  assign sp_ks_on       = sp_so_lt_q[3] || sp_so_eq_q[3];  // step of P - 8 reached (ksn)
   assign sp_ks_left_nz  = (sp_ks_left_q != '0);
   assign sp_ks_left_gt1 = sp_ks_left_nz && (sp_ks_left1_q != '0);
 
@@ -648,9 +641,9 @@ module rocesec_verify_emit
     win[NPrev*KW +: KW] = cur;
     for (int j = 0; j < NPrev; j++) win[(NPrev-1-j)*KW +: KW] = sp_prev_q[j];
     c        = sp_so_lane[3];  // lane of P - 8
-    // output beats from P - 8 on (steps n >= ksn, sp_ks_on_q) pop keystream words until the
+    // output beats from P - 8 on (steps n >= ksn, sp_ks_on) pop keystream words until the
     // job's nw are used
-    need_ks  = sp_ks_on_q && sp_ks_left_nz;
+    need_ks  = sp_ks_on && sp_ks_left_nz;
     for (int j = 0; j < B; j++) begin  // little-endian view: keystream byte order b0, b1, ..
       ksw[8*j +: 8]       = sp_ks_prev_q[128*(j/16) + 127 - 8*(j%16) -: 8];
       ksw[8*(j + B) +: 8] = ks_head[128*(j/16) + 127 - 8*(j%16) -: 8];
@@ -732,7 +725,6 @@ module rocesec_verify_emit
       sp_active_q  <= 1'b0;
       sp_slot_q    <= '0;
       sp_n_q       <= '0;
-      sp_ks_on_q   <= 1'b0;
       sp_so_lt_q   <= '0;
       sp_so_eq_q   <= '0;
       sp_in_done_q <= 1'b0;
@@ -758,13 +750,10 @@ module rocesec_verify_emit
           sp_slot_q    <= d_slot;
         end
         sp_n_q     <= sp_n_q + 13'd1;
-        // n + 1 reaches ksn (from idle n + 1 = 1: the new job's ksn <= 1); the same for the
-        // splice offsets' steps (from idle: which of them are at step 1)
-        if (!sp_active_q) sp_ks_on_q <= jt_ksn_q[d_slot][13];
-        else              sp_ks_on_q <= sp_ks_on_q || (sp_n_q + 13'd1 == jt_ksn_q[sp_slot_q][12:0]);
+        // n + 1 reaches a splice offset's step (from idle n + 1 = 1: which of them are step 1)
         if (!sp_active_q) begin
           sp_so_lt_q <= '0;
-          sp_so_eq_q <= jt_ksn_q[d_slot][14 +: SoN];
+          sp_so_eq_q <= jt_ksn_q[d_slot];
         end else begin
           for (int j = 0; j < SoN; j++) begin
             sp_so_lt_q[j] <= sp_so_lt_q[j] || sp_so_eq_q[j];
@@ -784,7 +773,6 @@ module rocesec_verify_emit
         end
         if (sp_emit && sp_last) begin
           sp_n_q       <= '0;
-          sp_ks_on_q   <= 1'b0;
           sp_so_lt_q   <= '0;
           sp_so_eq_q   <= '0;
           sp_in_done_q <= 1'b0;
@@ -795,8 +783,7 @@ module rocesec_verify_emit
           end else if (sp_chain) begin
             sp_slot_q    <= d_slot;
             sp_n_q       <= 13'd1;
-            sp_ks_on_q   <= jt_ksn_q[d_slot][13];
-            sp_so_eq_q   <= jt_ksn_q[d_slot][14 +: SoN];
+            sp_so_eq_q   <= jt_ksn_q[d_slot];
             sp_prev_q[0] <= d_data;
             sp_olen_q    <= d_olen;
             sp_in_done_q <= d_last;
