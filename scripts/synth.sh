@@ -17,6 +17,9 @@
 # to .cache/syn/ (ignored). yowasp maps /tmp privately, so all paths are relative to the repo.
 # PNR_ARGS (environment) is appended to the nextpnr-ecp5 command line, for example
 # PNR_ARGS="--router router2 --threads 1"; the options used are written to the result file.
+# PNR_FREQ (default 100) is the --freq target in MHz; a value other than 100 is recorded with them.
+# Each result file records the commit its netlist was synthesized at (+dirty: rtl/ or the syn/ wrappers had
+# uncommitted changes).
 # NEXTPNR=native uses Debian's native nextpnr-ecp5 (scripts/syn-common.sh); recorded (pnr_tool).
 set -euo pipefail
 
@@ -146,6 +149,7 @@ run_target() {
   mux=$(( $(count "$st" PFUMX) + $(count "$st" L6MUX21) ))
   {
     echo "target=$tag"
+    echo "commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- rtl 'syn/*.sv' || echo +dirty)"
     echo "top=$top"
     echo "params=${params:-(defaults)}${shown:+ ($shown)}"
     echo "latches=0"
@@ -169,10 +173,10 @@ pnr_target() {
   local tag=$1 t0 t1
   [ -f "$OUT/$tag.json" ] && [ -f "$RES/$tag.txt" ] ||
     { echo "synth.sh: no netlist $OUT/$tag.json (run without --pnr-only first)" >&2; return 1; }
-  echo "== $tag: nextpnr-ecp5 ($(pnr_tool)) --85k CABGA381 speed 6 @ 100 MHz ${PNR_ARGS:-}"
+  echo "== $tag: nextpnr-ecp5 ($(pnr_tool)) --85k CABGA381 speed 6 @ ${PNR_FREQ:-100} MHz ${PNR_ARGS:-}"
   t0=$(date +%s)
   # shellcheck disable=SC2086
-  nextpnr_ecp5 --85k --package CABGA381 --speed 6 --freq 100 \
+  nextpnr_ecp5 --85k --package CABGA381 --speed 6 --freq "${PNR_FREQ:-100}" \
     --json "$OUT/$tag.json" --lpf-allow-unconstrained --timing-allow-fail \
     --report "$OUT/$tag.report.json" --log "$OUT/$tag.pnr.log" --quiet ${PNR_ARGS:-} \
     > /dev/null 2>&1 || true
@@ -180,7 +184,7 @@ pnr_target() {
   sed -i -E '/^(pnr_s|pnr_args|pnr_tool)=/d' "$RES/$tag.txt"
   {
     echo "pnr_s=$((t1 - t0))"
-    echo "pnr_args=${PNR_ARGS:-}"
+    echo "pnr_args=${PNR_ARGS:-}${PNR_FREQ:+ --freq $PNR_FREQ}"
     echo "pnr_tool=$(pnr_tool)"
   } >> "$RES/$tag.txt"
   collect_pnr "$tag"
@@ -201,19 +205,20 @@ write_doc() {
     echo "place and route was not run for that row, 'not routed' that the design was placed but routing"
     echo "did not finish (stopped), 'no fit' that placement failed because the design"
     echo "needs more TRELLIS_COMB (LUT4 and carry/RAM logic cells, 83,640 on the device) than there are."
-    echo "Every run also asserts that no latch was inferred."
+    echo "Every run also asserts that no latch was inferred. The commit is the one synthesized; \"≤c\" (rows from"
+    echo "before the column) means at or before c, the commit that recorded the row."
     echo
-    echo "| block | params | LUT4 | FF | EBR (DP16KD) | DSP | P&R TRELLIS_COMB | Fmax (MHz) | critical path | yosys s | P&R s |"
-    echo "|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|"
+    echo "| block | commit | params | LUT4 | FF | EBR (DP16KD) | DSP | P&R TRELLIS_COMB | Fmax (MHz) | critical path | yosys s | P&R s |"
+    echo "|---|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|"
     for f in "$RES"/*.txt; do
       [ -e "$f" ] || continue
       case "$(basename "$f")" in stage_*) continue ;; esac  # scripts/stage-timing.sh's table
       # shellcheck disable=SC1090
-      ( unset fmax_mhz crit_path pnr_s pnr_comb pnr_args pnr_tool
+      ( unset commit fmax_mhz crit_path pnr_s pnr_comb pnr_args pnr_tool
         . <(sed -E "s/^([a-z0-9_]+)=(.*)\$/\1='\2'/" "$f")
         [ -z "${fmax_mhz:-}" ] || [ -z "${pnr_args:-}" ] || fmax_mhz+=" (\`${pnr_args}\`)"
         [ -z "${fmax_mhz:-}" ] || [[ "${pnr_tool:-yowasp}" != native* ]] || fmax_mhz+=" (${pnr_tool})"
-        echo "| \`$target\` | \`$params\` | $lut4 | $ff | $ebr | $dsp | ${pnr_comb:-n/a} | ${fmax_mhz:-n/a} | ${crit_path:-n/a} | $yosys_s | ${pnr_s:-n/a} |" )
+        echo "| \`$target\` | ${commit:-?} | \`$params\` | $lut4 | $ff | $ebr | $dsp | ${pnr_comb:-n/a} | ${fmax_mhz:-n/a} | ${crit_path:-n/a} | $yosys_s | ${pnr_s:-n/a} |" )
     done
     echo
     echo "Budget from the issue: >= 100 MHz and < ~11 kLUT for a whole LANES=1 top on the LFE5U-85F"
