@@ -36,7 +36,7 @@ OUT=.cache/syn
 # got one 679k-gate network for the protect top and did not finish in 80 min; with -noflatten
 # (every module on its own, until session 14) Yosys kept the logic of every unused output and
 # every input constant (AES key-expansion Rcon, the patch's ICRC capture): 71,294 LUT4 for
-# rocesec_protect_1_q16 at 6097561, 58,441 with the keep list (both 6 min), docs/rtl/tops.md.
+# rocesec_protect_1_q16 at 6097561, 58,441 with the keep list (both 6 min), docs/rtl/fmax-log.md, "Session 15".
 TOPKEEP="keep:aes_cipher_pipe,aes_cipher_iter,kdf_cmac,common_fifo_ram"
 TARGETS=(
   "aes_cipher_pipe_128|aes_cipher_pipe_syn|rtl/aes/aes_cipher_pipe.f syn/aes_cipher_pipe_syn.sv|-set KeyLen 128"

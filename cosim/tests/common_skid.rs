@@ -1,5 +1,5 @@
 //! Co-simulation of `rtl/common/common_skid.sv` (one-entry skid buffer, registered ready)
-//! against a reference written from its contract (docs/rtl/tops.md, "Session 14"):
+//! against a reference written from its contract (docs/rtl/fmax-log.md, "Session 14"):
 //! - every word offered is delivered once, in order (no loss, duplication or reordering);
 //! - `s_ready_o` is a register: it is low exactly while a word waits in the buffer, and it does
 //!   not follow `m_ready_i` combinationally in the same cycle;

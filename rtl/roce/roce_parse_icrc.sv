@@ -30,7 +30,7 @@
 // state register. (Until session 14 a combinational icrc_now_o also gave the CRC including the
 // beat of the last edge; neither top used it any more, and with the hierarchy kept for
 // synthesis its second copy of the trailing-zero undo cost 1.6k LUT4 per instance: 5,115 ->
-// 3,521 LUT4 at LANES = 1, docs/rtl/tops.md "Session 14".)
+// 3,521 LUT4 at LANES = 1, docs/rtl/fmax-log.md "Session 14".)
 //
 // The state register loops through one beat step only (start choice, A c ^ B d): the
 // pre-loaded state is registered with the beat (s1_init_q), and the trailing-zero undo is
