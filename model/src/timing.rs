@@ -268,7 +268,7 @@ pub struct CryptoParams {
 }
 
 /// Stage `emit`: `rtl/top/rocesec_protect_emit.sv` (S1 splice, S2 GHASH feed, delay FIFO,
-/// S3 ICV, S4a ICRC input, S4 ICRC patch and verdict, S5 output register).
+/// S3 ICV, S4a ICRC input, S4u ICRC CRC stage, S4 ICRC patch and verdict, S5 output register).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EmitParams {
     /// Frames in flight between the key stage and the output (job table, `NumJobs` = 8): a
@@ -925,6 +925,8 @@ struct Emit {
     s3: Option<Beat>,
     /// `rocesec_icrc_patch` stage A: the beat feeds the ICRC.
     s4a: Option<Beat>,
+    /// `rocesec_icrc_patch` stage U: the CRC and the patch lanes are registered.
+    s4u: Option<Beat>,
     /// `rocesec_icrc_patch` stage P: ICRC patch; the last beat waits for its verdict.
     s4: Option<Beat>,
     s5: Option<Beat>,
@@ -983,6 +985,7 @@ pub fn predict(
         dq: VecDeque::new(),
         s3: None,
         s4a: None,
+        s4u: None,
         s4: None,
         s5: None,
     };
@@ -1021,9 +1024,13 @@ pub fn predict(
                 }
             }
         }
-        // ---- S4a: the ICRC input register (the patch uses the CRC state a cycle later) ----
+        // ---- S4u, S4a: the patch's CRC stage and its input register (the CRC state holds the
+        // beat a cycle after A, U registers it) ----
         if emit.s4.is_none() {
-            emit.s4 = emit.s4a.take();
+            emit.s4 = emit.s4u.take();
+        }
+        if emit.s4u.is_none() {
+            emit.s4u = emit.s4a.take();
         }
         // ---- S3: beats overlapping the ICV wait for GHASH and E_K(J0) ----
         if let Some(b) = emit.s3 {

@@ -22,9 +22,9 @@
 //! decision) → key stage J (`StKey`, `StJob`: waits for a job-table slot and verdict-queue
 //! room) → job table → G (input walker +
 //! GHASH feed, one block per cycle) → delay FIFO → S1 (strip/splice, 2 priming steps, keystream)
-//! → S1 register → S4a (ICRC input) → S4 (ICRC patch; the last beat waits for the final verdict) → S5 output frame
-//! FIFO (cut-through: committed as written; store-and-forward: committed at a good last beat,
-//! rewound at a bad one) → output register. The verdict of the verdict-queue head is taken once
+//! → S1 register → S4a (ICRC input) → S4u (CRC) → S4 (ICRC patch; the last beat waits for the
+//! final verdict) → S5 output frame FIFO (cut-through: committed as written; store-and-forward:
+//! committed at a good last beat, rewound at a bad one) → output register. The verdict of the verdict-queue head is taken once
 //! its final descriptor and its authentication result (frame through G, E_K(J0), hash) are in.
 //!
 //! Not modelled: the IPv4/UDP length-overflow rejection and the RTL's table limits (RX QP state
@@ -508,6 +508,8 @@ struct Emit {
     s1: Option<Beat>,
     /// `rocesec_icrc_patch` stage A (the beat feeds the ICRC).
     s4a: Option<Beat>,
+    /// `rocesec_icrc_patch` stage U: the CRC and the patch lanes are registered.
+    s4u: Option<Beat>,
     s4: Option<Beat>,
     /// Output frame FIFO: beats written and not read; the first `fo_committed` are readable.
     fo: VecDeque<Beat>,
@@ -581,6 +583,7 @@ pub fn predict(
         sp_drain: 0,
         s1: None,
         s4a: None,
+        s4u: None,
         s4: None,
         fo: VecDeque::new(),
         fo_committed: 0,
@@ -661,9 +664,12 @@ pub fn predict(
                 }
             }
         }
-        // S4a: the ICRC input register of `rocesec_icrc_patch` (the patch a cycle later)
+        // S4u, S4a: the CRC stage and the ICRC input register of `rocesec_icrc_patch`
         if emit.s4.is_none() {
-            emit.s4 = emit.s4a.take();
+            emit.s4 = emit.s4u.take();
+        }
+        if emit.s4u.is_none() {
+            emit.s4u = emit.s4a.take();
         }
         let s1_ready = emit.s4a.is_none();
         if s1_ready {

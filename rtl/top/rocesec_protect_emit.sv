@@ -34,9 +34,8 @@
 //      it (packet boundaries, final partial block, length block).
 //   delay FIFO (DlyBeats): S1/S2 run ahead while S3 waits, hiding the GHASH latency in a stream.
 //   S3 ICV: the beat(s) overlapping [E+8, E+24) wait for the hash and E_K(J0).
-//   S4 ICRC (rocesec_icrc_patch): stage A feeds the beat to roce_parse_icrc, stage P patches
-//      the ICRC from the registered CRC state a cycle later; the last beat waits for the final
-//      verdict.
+//   S4 ICRC (rocesec_icrc_patch): stage A feeds the beat to roce_parse_icrc, stage U registers
+//      the CRC and the ICRC lanes, stage P patches; the last beat waits for the final verdict.
 //   S5 output register (m_axis).
 // AES: one aes_cipher_pipe generates E_K(J0) and the keystream per job in order, up to KsDepth
 // blocks ahead (credit counted: in flight + buffered ≤ KsDepth).

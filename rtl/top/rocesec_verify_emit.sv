@@ -29,7 +29,8 @@
 //   S1  strip/splice: an input window of 1 + ceil(24 / B) beats, output beat m from input beats
 //       m .. m + ceil(24 / B) (shifts 8 and 24 are constants), keystream XOR (words of LANES
 //       blocks rotated by (P - 8) mod B, rocesec_ctr).
-//   S4  rocesec_icrc_patch: ICRC regenerated; the last beat waits for the final verdict.
+//   S4  rocesec_icrc_patch (stages A, U, P; 3 cycles): ICRC regenerated; the last beat waits
+//       for the final verdict.
 //   S5  output frame FIFO (FrameBeats): cut-through commits every beat as written; in
 //       store-and-forward (saf_i, sampled per frame) a frame is committed on a good verdict and
 //       its write pointer rewound on a bad one (Forencich axis_fifo DROP_BAD_FRAME), so a rejected
