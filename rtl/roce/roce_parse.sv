@@ -493,11 +493,13 @@ module roce_parse
   logic                     x_done;      // Ethernet / IP checks decided the kind
   logic                     x_port_ok;   // UDP destination port 4791
   logic                     x_op_valid;  // BTH opcode defined
+  logic [8*ViewBytes-1:0]   x_eth_bytes; // the view from the first extended header on
+  logic [5:0]               x_eth_ro;    // offset of RETH (or AtomicETH) in x_eth_bytes
+  logic [5:0]               x_eth_do;    // offset of DETH in x_eth_bytes
 
   always_comb begin
     logic [8*ViewBytes-1:0] l3;
     logic [8*ViewBytes-1:0] l4;
-    logic [8*ViewBytes-1:0] ex;
     logic [16:0]            len;
     logic [16:0]            ip_off;
     logic [16:0]            hl;
@@ -511,7 +513,6 @@ module roce_parse
     logic [16:0]            total;
     logic [3:0]             ihl;
     logic                   done;
-    logic [5:0]             ro;
     logic [7:0]             vihl;
     logic [7:0]             frag;
     logic [7:0]             bth1;
@@ -664,15 +665,22 @@ module roce_parse
     x_done = done;
     x_op_valid = x_op.valid;
 
-    ex             = ext.sec_valid ? (l4 >> (8 * 28)) : (l4 >> (8 * 20));
+    // Extended headers: the bytes after the BTH (and SecHdr) and the offsets of RETH/AtomicETH
+    // and DETH among them are registered here; VA, rkey, DMA length and source QP are read
+    // from them in e1 (x_eth_*; until session 22 the opcode decode, the offset and the 32-bit
+    // selects behind the view select made this cycle the parse stage's critical path)
+    x_eth_bytes    = ext.sec_valid ? (l4 >> (8 * 28)) : (l4 >> (8 * 20));
     ext.has_reth   = x_op.eth[roce_parse_pkg::EthReth];
     ext.has_atomic = x_op.eth[roce_parse_pkg::EthAtomic];
     ext.has_deth   = x_op.eth[roce_parse_pkg::EthDeth];
-    ro             = x_op.eth[roce_parse_pkg::EthReth] ? eth_offset(x_op.eth, roce_parse_pkg::EthReth) : eth_offset(x_op.eth, roce_parse_pkg::EthAtomic);
-    ext.va         = {vbe32(ex, 32'(ro)), vbe32(ex, 32'(ro) + 4)};
-    ext.rkey       = vbe32(ex, 32'(ro) + 8);
-    ext.dma_len    = x_op.eth[roce_parse_pkg::EthReth] ? vbe32(ex, 32'(ro) + 12) : 32'h0;
-    ext.src_qp     = vbe24(ex, 32'(eth_offset(x_op.eth, roce_parse_pkg::EthDeth)) + 5);
+    x_eth_ro       = x_op.eth[roce_parse_pkg::EthReth] ?
+                     eth_offset(x_op.eth, roce_parse_pkg::EthReth) :
+                     eth_offset(x_op.eth, roce_parse_pkg::EthAtomic);
+    x_eth_do       = eth_offset(x_op.eth, roce_parse_pkg::EthDeth);
+    ext.va         = '0;
+    ext.rkey       = '0;
+    ext.dma_len    = '0;
+    ext.src_qp     = '0;
   end
 
   ///////////////////////
@@ -687,6 +695,9 @@ module roce_parse
   logic                                  e1_done_q;
   logic                                  e1_port_ok_q;
   logic                                  e1_op_valid_q;
+  logic [8*ViewBytes-1:0]                e1_eth_bytes_q;
+  logic [5:0]                            e1_eth_ro_q;
+  logic [5:0]                            e1_eth_do_q;
 
   // RFC 1071 sum of the selected words (28 at most: < 2^21): the extraction cycle adds them in
   // four balanced trees of 8 (3 levels, 19-bit sums), e1 adds the four and folds the carries
@@ -772,6 +783,12 @@ module roce_parse
 
   always_comb begin
     desc_d         = e1_done_q ? e1_desc_q : late_class(e1_desc_q, e1_port_ok_q, e1_op_valid_q);
+    // extended-header fields (late_class does not read them)
+    desc_d.va      = {vbe32(e1_eth_bytes_q, 32'(e1_eth_ro_q)),
+                      vbe32(e1_eth_bytes_q, 32'(e1_eth_ro_q) + 4)};
+    desc_d.rkey    = vbe32(e1_eth_bytes_q, 32'(e1_eth_ro_q) + 8);
+    desc_d.dma_len = e1_desc_q.has_reth ? vbe32(e1_eth_bytes_q, 32'(e1_eth_ro_q) + 12) : 32'h0;
+    desc_d.src_qp  = vbe24(e1_eth_bytes_q, 32'(e1_eth_do_q) + 5);
     desc_d.ip_sum  = ip_words_sum(e1_ipps_q);
     desc_d.icrc    = icrc;
     desc_d.icrc_ok = e1_eof_q && (icrc == icrc_stored);
@@ -784,6 +801,9 @@ module roce_parse
       e1_done_q     <= x_done;
       e1_port_ok_q  <= x_port_ok;
       e1_op_valid_q <= x_op_valid;
+      e1_eth_bytes_q <= x_eth_bytes;
+      e1_eth_ro_q    <= x_eth_ro;
+      e1_eth_do_q    <= x_eth_do;
     end
     if (e1_valid_q) begin
       desc_o <= desc_d;
