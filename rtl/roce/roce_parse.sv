@@ -235,6 +235,13 @@ module roce_parse
       if (fire) x_udph_q[NumUdpViews*c +: NumUdpViews] <= udp_oh_of(c_udp_off_d[7:2]);
     end
   end
+  // and as a number: the extraction's udp_off (= ip_off + IP header length of win_q, which
+  // changes only on fire, as this register), so the UDP, BTH, ETH and payload offsets are not
+  // behind the IHL arithmetic (session 22)
+  logic [7:0] x_udp_off_q;
+  always_ff @(posedge clk_i) begin
+    if (fire) x_udp_off_q <= c_udp_off_d;
+  end
 
   //////////
   // ICRC //
@@ -614,7 +621,7 @@ module roce_parse
     end
 
     // UDP
-    udp_off     = 8'(ip_off + hl);
+    udp_off     = x_udp_off_q;  // = 8'(ip_off + hl)
     bth_off     = udp_off + 8'd8;
     ext.udp_off = udp_off;
     ext.bth_off = bth_off;
