@@ -501,8 +501,12 @@ module roce_parse
   logic                     x_port_ok;   // UDP destination port 4791
   logic                     x_op_valid;  // BTH opcode defined
   logic [8*ViewBytes-1:0]   x_eth_bytes; // the view from the first extended header on
-  logic [5:0]               x_eth_ro;    // offset of RETH (or AtomicETH) in x_eth_bytes
-  logic [5:0]               x_eth_do;    // offset of DETH in x_eth_bytes
+  // offsets of RETH (or AtomicETH) and of DETH in x_eth_bytes, in 4-byte words: every
+  // extended header is a whole number of words, so eth_offset's low bits are 0 (the e1
+  // selects are 16-way, not 64-way)
+  logic [3:0]               x_eth_ro;
+  logic [3:0]               x_eth_do;
+  logic [1:0]               unused_eth_off;
 
   always_comb begin
     logic [8*ViewBytes-1:0] l3;
@@ -525,6 +529,8 @@ module roce_parse
     logic [7:0]             bth1;
     logic [7:0]             bth8;
     logic [7:0]             sec0;
+    logic [5:0]             ro;        // offset of RETH (or AtomicETH) after the BTH (+ SecHdr)
+    logic [5:0]             dof;       // offset of DETH there
 
     ext     = '0;
     done    = 1'b0;
@@ -680,10 +686,13 @@ module roce_parse
     ext.has_reth   = x_op.eth[roce_parse_pkg::EthReth];
     ext.has_atomic = x_op.eth[roce_parse_pkg::EthAtomic];
     ext.has_deth   = x_op.eth[roce_parse_pkg::EthDeth];
-    x_eth_ro       = x_op.eth[roce_parse_pkg::EthReth] ?
+    ro             = x_op.eth[roce_parse_pkg::EthReth] ?
                      eth_offset(x_op.eth, roce_parse_pkg::EthReth) :
                      eth_offset(x_op.eth, roce_parse_pkg::EthAtomic);
-    x_eth_do       = eth_offset(x_op.eth, roce_parse_pkg::EthDeth);
+    dof            = eth_offset(x_op.eth, roce_parse_pkg::EthDeth);
+    x_eth_ro       = ro[5:2];
+    x_eth_do       = dof[5:2];
+    unused_eth_off = ro[1:0] | dof[1:0];
     ext.va         = '0;
     ext.rkey       = '0;
     ext.dma_len    = '0;
@@ -703,8 +712,8 @@ module roce_parse
   logic                                  e1_port_ok_q;
   logic                                  e1_op_valid_q;
   logic [8*ViewBytes-1:0]                e1_eth_bytes_q;
-  logic [5:0]                            e1_eth_ro_q;
-  logic [5:0]                            e1_eth_do_q;
+  logic [3:0]                            e1_eth_ro_q;
+  logic [3:0]                            e1_eth_do_q;
 
   // RFC 1071 sum of the selected words (28 at most: < 2^21): the extraction cycle adds them in
   // four balanced trees of 8 (3 levels, 19-bit sums), e1 adds the four and folds the carries
@@ -791,11 +800,12 @@ module roce_parse
   always_comb begin
     desc_d         = e1_done_q ? e1_desc_q : late_class(e1_desc_q, e1_port_ok_q, e1_op_valid_q);
     // extended-header fields (late_class does not read them)
-    desc_d.va      = {vbe32(e1_eth_bytes_q, 32'(e1_eth_ro_q)),
-                      vbe32(e1_eth_bytes_q, 32'(e1_eth_ro_q) + 4)};
-    desc_d.rkey    = vbe32(e1_eth_bytes_q, 32'(e1_eth_ro_q) + 8);
-    desc_d.dma_len = e1_desc_q.has_reth ? vbe32(e1_eth_bytes_q, 32'(e1_eth_ro_q) + 12) : 32'h0;
-    desc_d.src_qp  = vbe24(e1_eth_bytes_q, 32'(e1_eth_do_q) + 5);
+    desc_d.va      = {vbe32(e1_eth_bytes_q, 32'({e1_eth_ro_q, 2'b00})),
+                      vbe32(e1_eth_bytes_q, 32'({e1_eth_ro_q, 2'b00}) + 4)};
+    desc_d.rkey    = vbe32(e1_eth_bytes_q, 32'({e1_eth_ro_q, 2'b00}) + 8);
+    desc_d.dma_len = e1_desc_q.has_reth ?
+                     vbe32(e1_eth_bytes_q, 32'({e1_eth_ro_q, 2'b00}) + 12) : 32'h0;
+    desc_d.src_qp  = vbe24(e1_eth_bytes_q, 32'({e1_eth_do_q, 2'b00}) + 5);
     desc_d.ip_sum  = ip_words_sum(e1_ipps_q);
     desc_d.icrc    = icrc;
     desc_d.icrc_ok = e1_eof_q && (icrc == icrc_stored);
