@@ -59,8 +59,6 @@ module roce_parse
   localparam int unsigned MaxBeat   = 65536 / BeatBytes - 1;  // beat index saturates here
   localparam int unsigned ViewBytes = 64;
   localparam int unsigned NumUdpViews = 18;  // udp_off 14, 18, .. 82 (l4_of)
-  localparam int unsigned UdpSelCopies = 8;  // copies of the view select (l4_of)
-  localparam int unsigned UdpSelBytes  = ViewBytes / UdpSelCopies;
 
   if (LANES < 1 || LANES > 8) begin : gen_param_check
     $error("roce_parse: LANES must be 1..8 (instance %m)");
@@ -112,20 +110,11 @@ module roce_parse
   // 14 + 4k, selected by a one-hot register (udp_oh_of): each select bit drives only its own
   // view's AND gates, not every leaf of a 512-bit 18:1 mux as the 6-bit udp_off[7:2] did (the
   // fan-out that was the stage's critical path).
-  // The select register is kept in UdpSelCopies copies (x_udph_q), copy c selecting view bytes
-  // [c·UdpSelBytes, (c + 1)·UdpSelBytes): with one copy each select bit drove the AND gates of
-  // every used byte of its view (about 480 loads spread over the window's bits), and that net
-  // was the first hop of the stage's critical path (session 22).
   function automatic logic [8*ViewBytes-1:0] l4_of(logic [8*WinBytes-1:0] w,
-                                                   logic [UdpSelCopies*NumUdpViews-1:0] ohs);
-    logic [8*ViewBytes-1:0] v;
+                                                   logic [NumUdpViews-1:0] oh);
     l4_of = '0;
     for (int k = 0; k < NumUdpViews; k++) begin
-      v = (8*ViewBytes)'(w >> (8 * (14 + 4 * k)));
-      for (int c = 0; c < UdpSelCopies; c++) begin
-        l4_of[8*UdpSelBytes*c +: 8*UdpSelBytes] |=
-            {(8*UdpSelBytes){ohs[NumUdpViews*c + k]}} & v[8*UdpSelBytes*c +: 8*UdpSelBytes];
-      end
+      l4_of |= {(8*ViewBytes){oh[k]}} & (8*ViewBytes)'(w >> (8 * (14 + 4 * k)));
     end
   endfunction
 
@@ -227,15 +216,13 @@ module roce_parse
   end
 
   // UDP offset of the window after this beat (the extraction's l4 shifter reads it)
-  // udp_off as the one-hot select of l4_of, in UdpSelCopies copies (copy c: bits
-  // [NumUdpViews·c +: NumUdpViews]); `keep` stops Yosys from merging the equal registers
-  logic [UdpSelCopies*NumUdpViews-1:0] x_udph_q;
-  for (genvar c = 0; c < UdpSelCopies; c++) begin : gen_udph
-    (* keep *) always_ff @(posedge clk_i) begin
-      if (fire) x_udph_q[NumUdpViews*c +: NumUdpViews] <= udp_oh_of(c_udp_off_d[7:2]);
-    end
+  // udp_off as the one-hot select of l4_of (eight copies of it, one per 8 bytes of the view,
+  // kept apart in Yosys, gave no measurable gain: docs/rtl/fmax-log.md, session 22) ...
+  logic [NumUdpViews-1:0] x_udph_q;
+  always_ff @(posedge clk_i) begin
+    if (fire) x_udph_q <= udp_oh_of(c_udp_off_d[7:2]);
   end
-  // and as a number: the extraction's udp_off (= ip_off + IP header length of win_q, which
+  // ... and as a number: the extraction's udp_off (= ip_off + IP header length of win_q, which
   // changes only on fire, as this register), so the UDP, BTH, ETH and payload offsets are not
   // behind the IHL arithmetic (session 22)
   logic [7:0] x_udp_off_q;
