@@ -24,8 +24,8 @@
 //! GHASH feed, one block per cycle) → delay FIFO → S1 (strip/splice, 2 priming steps, keystream)
 //! → S1 register → S4a (ICRC input) → S4u (CRC) → S4 (ICRC patch; the last beat waits for the
 //! final verdict) → S5 output frame FIFO (cut-through: committed as written; store-and-forward:
-//! committed at a good last beat, rewound at a bad one) → output register. The verdict of the verdict-queue head is taken once
-//! its final descriptor and its authentication result (frame through G, E_K(J0), hash) are in.
+//! committed at a good last beat, rewound at a bad one) → output register. The verdict of the
+//! verdict-queue head is taken once its final descriptor and its authentication result (frame through G, E_K(J0), hash) are in.
 //!
 //! Not modelled: the IPv4/UDP length-overflow rejection and the RTL's table limits (RX QP state
 //! table full, no PD key slot), as in the protect layer.

@@ -7,8 +7,8 @@
 //
 // Data format
 // -----------
-// Beats are B = 16·LANES bytes, byte i in bits [8i+7:8i], in_k_i = beat index in the frame. The layout of
-// the entering beat's frame (in_ipv6_i, in_*_off_i, in_icrc_off_i = offset of the ICRC field in
+// Beats are B = 16·LANES bytes, byte i in bits [8i+7:8i], in_k_i = beat index in the frame.
+// The layout of the entering beat's frame (in_ipv6_i, in_*_off_i, in_icrc_off_i = offset of the ICRC field in
 // the outgoing frame) drives the CRC; for the beat in stage U (cur_slot_o) the caller returns
 // cur_patch_i (the frame is rewritten: patch its ICRC) and cur_icrc_off_i; done_next_i is every
 // slot's "final verdict known" bit as it will be after this edge (the D of the caller's
@@ -26,8 +26,8 @@
 // later. History: until session 13 the patch took a combinational CRC (beat register -> CRC
 // step -> undo -> patch); until session 22 P took icrc_o in its own first cycle, and the undo,
 // the job-table read of the ICRC offset and the byte mux into the caller's output register
-// were the critical path of both emits (docs/rtl/fmax-log.md). Latency 3 cycles
-// (rocesec_pkg::IcrcPatchLatency), one beat per cycle. out_valid_o (registered beat, not a
+// were the critical path of both emits (docs/rtl/fmax-log.md). Latency 3 cycles (the timing
+// layers S4a, S4u, S4), one beat per cycle. out_valid_o (registered beat, not a
 // last beat waiting for its verdict) does not depend on out_ready_i.
 
 `resetall

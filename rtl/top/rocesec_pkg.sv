@@ -60,7 +60,6 @@ package rocesec_pkg;
   localparam int unsigned ParseLatency = 2;  // tlast edge -> desc_valid_o
   localparam int unsigned GhashLatency = 4;  // ghash_core, MulStages = 2
   localparam int unsigned IcrcLatency  = 2;  // roce_parse_icrc beat -> icrc_o
-  localparam int unsigned IcrcPatchLatency = 3;  // rocesec_icrc_patch beat in -> beat out
 
   // $bits(job_t) (Yosys cannot take $bits of a type; checked against it under Verilator)
   localparam int unsigned JobBits = 524;
