@@ -25,6 +25,7 @@ if [ ! -x "$R/usr/bin/nextpnr-ecp5" ] ||
   command -v debootstrap > /dev/null || {
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap > /dev/null; }
   rm -rf "$R"
+  mkdir -p "$root/.cache"
   debootstrap --variant=minbase sid "$R" http://deb.debian.org/debian > "$root/.cache/sid-root.log"
   chroot "$R" apt-get install -y -qq "nextpnr-ecp5=$VER" >> "$root/.cache/sid-root.log"
 fi
