@@ -19,7 +19,9 @@
 #   - per module: nets, mean fanout, total RUDY demand, its share of the demand in the hot tiles,
 #     and the number of nets with a bounding box half-perimeter >= 40 tiles (die crossers).
 # Env: CONGESTION_DEPTH (default 2), CONGESTION_HOT (default 0.02), CONGESTION_CONTINUE=1 to let
-# nextpnr go on routing after the report.
+# nextpnr go on routing after the report, CONGESTION_NETS=file to save every placed net (driver
+# cell, fanout, bounding box) so that `python3 scripts/congestion.py --nets file` reports again
+# at another depth without placing again.
 import os
 import sys
 from collections import defaultdict
@@ -70,7 +72,20 @@ def collect():
         y1 = max(p[1] for p in pts)
         w = x1 - x0 + 1
         h = y1 - y0 + 1
-        per_net.append((module_of(drv.cell.name), n_users, (x0, y0, x1, y1), (w + h) / float(w * h)))
+        per_net.append((drv.cell.name, n_users, (x0, y0, x1, y1), (w + h) / float(w * h)))
+    return per_net
+
+
+def load(path):
+    """Nets saved by CONGESTION_NETS: driver cell, fanout, x0, y0, x1, y1 (tab separated)."""
+    per_net = []
+    with open(path) as f:
+        for line in f:
+            c, fan, x0, y0, x1, y1 = line.rstrip("\n").split("\t")
+            x0, y0, x1, y1 = int(x0), int(y0), int(x1), int(y1)
+            w = x1 - x0 + 1
+            h = y1 - y0 + 1
+            per_net.append((c, int(fan), (x0, y0, x1, y1), (w + h) / float(w * h)))
     return per_net
 
 
@@ -185,7 +200,12 @@ def self_test():
 
 
 if "ctx" in globals():
-    text, _ = report(collect(), HOT_FRAC)
+    nets = collect()
+    if os.environ.get("CONGESTION_NETS"):
+        with open(os.environ["CONGESTION_NETS"], "w") as f:
+            for c, fan, (x0, y0, x1, y1), _ in nets:
+                f.write("%s\t%d\t%d\t%d\t%d\t%d\n" % (c, fan, x0, y0, x1, y1))
+    text, _ = report([(module_of(c), fan, box, d) for c, fan, box, d in nets], HOT_FRAC)
     sys.stdout.write(text)
     out = os.environ.get("CONGESTION_OUT")
     if out:
@@ -196,6 +216,12 @@ if "ctx" in globals():
         os._exit(0)
 elif sys.argv[1:] == ["--self-test"]:
     self_test()
+elif len(sys.argv) == 3 and sys.argv[1] == "--nets":
+    # the report again from saved nets, at another CONGESTION_DEPTH or CONGESTION_HOT
+    nets = load(sys.argv[2])
+    text, _ = report([(module_of(c), fan, box, d) for c, fan, box, d in nets], HOT_FRAC)
+    sys.stdout.write(text)
 else:
-    sys.exit("usage: nextpnr-ecp5 ... --pre-route scripts/congestion.py, or "
-             "python3 scripts/congestion.py --self-test")
+    sys.exit("usage: nextpnr-ecp5 ... --pre-route scripts/congestion.py (env: see the header), "
+             "python3 scripts/congestion.py --nets FILE, or python3 scripts/congestion.py "
+             "--self-test")
