@@ -76,6 +76,13 @@ def collect():
     return per_net
 
 
+def save(per_net, path):
+    """Write nets for load(): driver cell, fanout, x0, y0, x1, y1 (tab separated, one per line)."""
+    with open(path, "w") as f:
+        for c, fan, (x0, y0, x1, y1), _ in per_net:
+            f.write("%s\t%d\t%d\t%d\t%d\t%d\n" % (c, fan, x0, y0, x1, y1))
+
+
 def load(path):
     """Nets saved by CONGESTION_NETS: driver cell, fanout, x0, y0, x1, y1 (tab separated)."""
     per_net = []
@@ -196,15 +203,21 @@ def self_test():
     assert shares == {"m1": 0.0, "m2": 100.0}, shares
     assert module_of("u_dut.u_emit.u_feed.x_q", 2) == "u_dut.u_emit"
     assert module_of("x_q", 2) == "(top)"
+    # saved and loaded nets give the same densities and the same report (the --nets path)
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "nets.tsv")
+        save(nets, path)
+        back = load(path)
+    assert back == nets, back
+    assert report(back, 0.25) == report(nets, 0.25)
     print("congestion.py --self-test: ok")
 
 
 if "ctx" in globals():
     nets = collect()
     if os.environ.get("CONGESTION_NETS"):
-        with open(os.environ["CONGESTION_NETS"], "w") as f:
-            for c, fan, (x0, y0, x1, y1), _ in nets:
-                f.write("%s\t%d\t%d\t%d\t%d\t%d\n" % (c, fan, x0, y0, x1, y1))
+        save(nets, os.environ["CONGESTION_NETS"])
     text, _ = report([(module_of(c), fan, box, d) for c, fan, box, d in nets], HOT_FRAC)
     sys.stdout.write(text)
     out = os.environ.get("CONGESTION_OUT")
