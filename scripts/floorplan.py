@@ -24,7 +24,8 @@
 # the placer: a region is a constraint the placer must meet, a name is only a hint of where a cell
 # belongs, so the script constrains only what its name places beyond doubt.
 #
-# Env: FLOORPLAN_ROWS (default "46,70"), FLOORPLAN_LOGIC (default 0), FLOORPLAN_MARGIN_X
+# Env: FLOORPLAN_ROWS (default "46,70"), FLOORPLAN_X ("x0,x1": use only the EBR sites with x in
+# that range, e.g. around the die centre; default all), FLOORPLAN_LOGIC (default 0), FLOORPLAN_MARGIN_X
 # (default 2), FLOORPLAN_MARGIN_Y (default 10), FLOORPLAN_DRY=1 to print the plan and stop.
 # Prints one line per round: instance, round, cells, DP16KD, the region.
 import os
@@ -36,16 +37,19 @@ ROWS = [int(v) for v in os.environ.get("FLOORPLAN_ROWS", "46,70").split(",")]
 MX = int(os.environ.get("FLOORPLAN_MARGIN_X", "2"))
 MY = int(os.environ.get("FLOORPLAN_MARGIN_Y", "10"))
 LOGIC = os.environ.get("FLOORPLAN_LOGIC", "0") == "1"
+XWIN = [int(v) for v in os.environ["FLOORPLAN_X"].split(",")] if os.environ.get("FLOORPLAN_X") \
+    else None
 ROUND = re.compile(r"^(.*)\.u_aes\.gen_round\[(\d+)\]\.")
 
 
-def ebr_sites():
-    """{row y: sorted x of the DP16KD sites in that row} of the device."""
+def ebr_sites(xwin=None):
+    """{row y: sorted x of the DP16KD sites in that row} of the device (x in xwin if given)."""
     rows = defaultdict(list)
     for bel in ctx.getBels():
         if ctx.getBelType(bel) == "DP16KD":
             loc = ctx.getBelLocation(bel)
-            rows[loc.y].append(loc.x)
+            if xwin is None or xwin[0] <= loc.x <= xwin[1]:
+                rows[loc.y].append(loc.x)
     return {y: sorted(xs) for y, xs in rows.items()}
 
 
@@ -98,7 +102,7 @@ def self_test():
 
 
 if "ctx" in globals():
-    sites = ebr_sites()
+    sites = ebr_sites(XWIN)
     missing = [y for y in ROWS if y not in sites]
     if missing:
         sys.exit("floorplan.py: no EBR row at y = %s (rows: %s)" % (missing, sorted(sites)))
