@@ -14,6 +14,11 @@
 # What it constrains, per pipeline instance (a cell name holding "<inst>.u_aes.gen_round[r]."):
 #   - the DP16KD of round r: to a region of one EBR row, the r-th group of EBR_PER_ROUND sites
 #     along the snake (rows in FLOORPLAN_ROWS order, left to right, then right to left, ...);
+#   - with FLOORPLAN_SBOX_FF=1, the flip-flops that each DP16KD's read data feeds (the S-box
+#     output register, fabric FFs since Yosys does not fold it into the EBR): to the round's
+#     stretch of columns ± FLOORPLAN_MARGIN_X and the row ± FLOORPLAN_FF_MARGIN_Y (default 4).
+#     Unconstrained, HeAP put them a mean 27 tiles (half-perimeter) from their EBR in the
+#     protect top and 52 in the verify top (session 24);
 #   - with FLOORPLAN_LOGIC=1, every other cell of round r (the S-box output registers, the key
 #     expansion, ShiftRows, MixColumns, AddRoundKey, the round's registers): to that stretch of
 #     columns widened by FLOORPLAN_MARGIN_X columns and FLOORPLAN_MARGIN_Y rows each side of the
@@ -37,6 +42,8 @@ ROWS = [int(v) for v in os.environ.get("FLOORPLAN_ROWS", "46,70").split(",")]
 MX = int(os.environ.get("FLOORPLAN_MARGIN_X", "2"))
 MY = int(os.environ.get("FLOORPLAN_MARGIN_Y", "10"))
 LOGIC = os.environ.get("FLOORPLAN_LOGIC", "0") == "1"
+SBOX_FF = os.environ.get("FLOORPLAN_SBOX_FF", "0") == "1"
+FMY = int(os.environ.get("FLOORPLAN_FF_MARGIN_Y", "4"))
 XWIN = [int(v) for v in os.environ["FLOORPLAN_X"].split(",")] if os.environ.get("FLOORPLAN_X") \
     else None
 ROUND = re.compile(r"^(.*)\.u_aes\.gen_round\[(\d+)\]\.")
@@ -65,6 +72,19 @@ def snake(sites, rows, per_round, rounds):
             if len(out) == rounds:
                 return out
     return None
+
+
+def read_ffs(ebr):
+    """Names of the TRELLIS_FF cells that an EBR's read-data ports (DOA*, DOB*) feed directly:
+    the S-box output register (aes_sbox Latency 2), found by connectivity, not by name."""
+    out = []
+    for pname, port in ctx.cells[ebr].ports:
+        if not (pname.startswith("DOA") or pname.startswith("DOB")) or port.net is None:
+            continue
+        for u in port.net.users:
+            if u.cell is not None and u.cell.type == "TRELLIS_FF":
+                out.append(u.cell.name)
+    return out
 
 
 def plan(names_types):
@@ -128,15 +148,26 @@ if "ctx" in globals():
         if LOGIC:
             ctx.createRectangularRegion(log_region, max(0, x0 - MX), max(0, y - MY), x1 + MX,
                                         y + MY)
+        ff_region = ebr_region.replace("ebr", "ff")
+        if SBOX_FF:
+            ctx.createRectangularRegion(ff_region, max(0, x0 - MX), max(0, y - FMY), x1 + MX,
+                                        y + FMY)
+        n_ff = 0
         for name, typ in cells[(inst, r)]:
             if typ == "DP16KD":
                 ctx.constrainCellToRegion(name, ebr_region)
+                if SBOX_FF:
+                    for ff in read_ffs(name):
+                        ctx.constrainCellToRegion(ff, ff_region)
+                        n_ff += 1
             elif LOGIC:
                 ctx.constrainCellToRegion(name, log_region)
-        print("floorplan.py: %s round %d: %d cells, %d DP16KD -> EBR row y=%d x=%d..%d%s"
+        print("floorplan.py: %s round %d: %d cells, %d DP16KD -> EBR row y=%d x=%d..%d%s%s"
               % (inst, r, len(cells[(inst, r)]), ebrs[(inst, r)], y, x0, x1,
                  ", logic x=%d..%d y=%d..%d" % (max(0, x0 - MX), x1 + MX, max(0, y - MY), y + MY)
-                 if LOGIC else ""))
+                 if LOGIC else "",
+                 ", %d read-data FFs y=%d..%d" % (n_ff, max(0, y - FMY), y + FMY)
+                 if SBOX_FF else ""))
     sys.stdout.flush()
     if os.environ.get("FLOORPLAN_DRY") == "1":
         os._exit(0)
