@@ -146,11 +146,13 @@ run_stage() {
     tee -q -o $OUT/$tag.stat stat" > /dev/null 2>&1 ||
     { echo "stage $tag: yosys synthesis failed (see $OUT/$tag.yosys.log)" >&2; return 1; }
   t1=$(date +%s)
+  local folded  # S-box output registers into the DP16KD (scripts/ebr_outreg.py)
+  folded=$(fold_outreg "$OUT/$tag.json")
   # shellcheck disable=SC2086
   pnr "$OUT/$tag.json" "$OUT/$tag.pnr.log" --report "$OUT/$tag.report.json" ${STAGE_PNR_ARGS:-}
   local t2 st=$OUT/$tag.stat log=$OUT/$tag.pnr.log fmax crit lut4 ccu ff
   t2=$(date +%s)
-  lut4=$(count "$st" LUT4); ccu=$(count "$st" CCU2C); ff=$(count "$st" TRELLIS_FF)
+  lut4=$(count "$st" LUT4); ccu=$(count "$st" CCU2C); ff=$(( $(count "$st" TRELLIS_FF) - folded ))
   fmax=$(fmax_of "$log")
   # Placement noise: the same netlist placed with other nextpnr seeds (STAGE_SEEDS), Fmax only
   # (not counted in P&R s).
@@ -185,6 +187,7 @@ run_stage() {
     echo "lut4=$((lut4 + 2 * ccu))"
     echo "ff=$ff"
     echo "ebr=$(count "$st" DP16KD)"
+    [ "$folded" = 0 ] || echo "ebr_outreg=$folded"
     echo "dpram=$(count "$st" TRELLIS_DPR16X4)"
     echo "fmax_mhz=${fmax:-n/a}"
     [ -z "$seeds" ] || echo "fmax_seeds=$seeds"

@@ -55,3 +55,14 @@ sources() {
 count() {  # count <stat file> <cell type>
   awk -v c="$2" '$2 == c { n = $1 } END { print n + 0 }' "$1"
 }
+
+# Fold the fabric flip-flops after each DP16KD read port into the EBR's output register
+# (REGMODE OUTREG, scripts/ebr_outreg.py) in netlist $1, in place, unless EBR_OUTREG=0.
+# Prints the number of flip-flops removed (0 when off); the script's summary goes to stderr.
+fold_outreg() {
+  local s
+  if [ "${EBR_OUTREG:-1}" = 0 ]; then echo 0; return 0; fi
+  s=$(python3 scripts/ebr_outreg.py "$1") || return 1
+  echo "   $s" >&2
+  sed -nE 's/.*, ([0-9]+) flip-flops removed,.*/\1/p' <<< "$s"
+}

@@ -21,6 +21,7 @@ python3 testbench/rxe-capture/check_corpus.py testbench/captures
 python3 scripts/derive_sbox_tower.py --check rtl/aes/aes_pkg.sv >/dev/null
 python3 scripts/congestion.py --self-test
 python3 scripts/floorplan.py --self-test
+python3 scripts/ebr_outreg.py --self-test
 
 # 2. Live capture: boot Debian's kernel under qemu, run the quick rxe scenarios, check them.
 fresh="$root/.cache/ci-quick"
