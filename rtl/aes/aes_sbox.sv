@@ -11,8 +11,9 @@
 // that share one ROM with two read ports, so synth_ecp5 maps each pair onto one DP16KD block RAM
 // (256 x 8 of its 2048 x 9, both ports used); the read register is the EBR's own address
 // register, so no LUTs are spent on the substitution. Yosys 0.70 does not fold the output register
-// into the DP16KD (REGMODE stays NOREG), so it costs 8 fabric FFs per lookup. The ROM contents are not reset (the output
-// is a data path register, like the EBR it becomes).
+// into the DP16KD (REGMODE stays NOREG, 8 fabric FFs per lookup); scripts/ebr_outreg.py does, on
+// the netlist before nextpnr (REGMODE OUTREG). The ROM contents are not reset (the output is a
+// data path register, like the EBR it becomes).
 //
 // Tower = 1 computes each lookup in logic instead (aes_pkg::aes_sbox_tower_in/_out, the inverse in
 // GF((2^4)^2)), for when block RAM runs out (four AES pipes at LANES = 4 would need 400 DP16KD,
