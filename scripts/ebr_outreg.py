@@ -147,13 +147,42 @@ def check_ffs(e, P, ffs):
     return None
 
 
+def instances(netlist):
+    """{module name: number of times it occurs in the design below the top} of a hierarchical
+    netlist (synth_ecp5 -noflatten or a keep list); the top counts 1. Modules under no top
+    (e.g. cell libraries) count 1 as well, so that a netlist without a top attribute still
+    reports per module."""
+    mods = netlist.get("modules", {})
+    # Yosys writes the top attribute as a binary string ("000...01"): any 1 marks the top.
+    tops = [n for n, m in mods.items() if "1" in str(m.get("attributes", {}).get("top", ""))]
+    if not tops:
+        return {n: 1 for n in mods}
+    count = Counter()
+
+    def walk(name, k):
+        count[name] += k
+        for c in mods[name].get("cells", {}).values():
+            if c["type"] in mods:
+                walk(c["type"], k)
+    for t in tops:
+        walk(t, 1)
+    return {n: count.get(n, 0) for n in mods}
+
+
 def fold(netlist):
-    """Fold every module of a Yosys JSON netlist in place; returns (folded, removed, seen, why)."""
+    """Fold every module of a Yosys JSON netlist in place; returns (folded, removed, seen, why),
+    the counts over the design's instances (a module used n times counts n times: a hierarchical
+    netlist folds the module once and every instance has it)."""
     why = Counter()
     tot = [0, 0, 0]
-    for mod in netlist.get("modules", {}).values():
-        r = fold_module(mod, why)
-        tot = [a + b for a, b in zip(tot, r)]
+    inst = instances(netlist)
+    for name, mod in netlist.get("modules", {}).items():
+        w = Counter()
+        r = fold_module(mod, w)
+        k = inst.get(name, 1)
+        tot = [a + b * k for a, b in zip(tot, r)]
+        for reason, n in w.items():
+            why[reason] += n * k
     return tot[0], tot[1], tot[2], why
 
 
@@ -259,10 +288,20 @@ def self_test():
     ff["connections"]["LSR"] = [8]
     n = _case([_ff(1000, 2000), ff])
     check("LSR net", fold(n)[3]["flip-flop has a set/reset"] == 1)
+    # 5. Hierarchy: a module holding one foldable port, instantiated three times under the top.
+    n = _case([_ff(1000, 2000), _ff(1001, 2001)])
+    sub = n["modules"].pop("m")
+    n["modules"]["sub"] = sub
+    n["modules"]["top"] = {"attributes": {"top": "00000000000000000000000000000001"}, "ports": {},
+                           "netnames": {}, "cells": {f"u{i}": {"type": "sub", "connections": {},
+                                                                "port_directions": {}}
+                                                     for i in range(3)}}
+    f, r, s, _why = fold(n)
+    check("hierarchy counts instances", (f, r, s) == (3, 6, 3))
     if fails:
         print("ebr_outreg self-test FAILED: " + "; ".join(fails))
         return 1
-    print(f"ebr_outreg self-test ok ({len(bad) + 4} cases)")
+    print(f"ebr_outreg self-test ok ({len(bad) + 5} cases)")
     return 0
 
 
