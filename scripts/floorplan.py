@@ -15,7 +15,8 @@
 #   - the DP16KD of round r: to a region of one EBR row, the r-th group of EBR_PER_ROUND sites
 #     along the snake (rows in FLOORPLAN_ROWS order, left to right, then right to left, ...);
 #   - with FLOORPLAN_SBOX_FF=1, the flip-flops that each DP16KD's read data feeds (the S-box
-#     output register, fabric FFs since Yosys does not fold it into the EBR): to the round's
+#     output register, fabric FFs unless scripts/ebr_outreg.py folded them into the EBR, as
+#     scripts/synth.sh does since session 25; then there are none): to the round's
 #     stretch of columns ± FLOORPLAN_MARGIN_X and the row ± FLOORPLAN_FF_MARGIN_Y (default 4).
 #     Unconstrained, HeAP put them a mean 27 tiles (half-perimeter) from their EBR in the
 #     protect top and 52 in the verify top (session 24);
