@@ -85,7 +85,7 @@ def fold_module(mod, why):
                 else:
                     fname, fport = ld[0]
                     f = cells[fname]
-                    if f["type"] != "TRELLIS_FF" or fport != "DI" or fname in dead:
+                    if f["type"] != "TRELLIS_FF" or fport != "DI":
                         reason = "read data feeds logic, not a flip-flop"
                     else:
                         ffs.append((pin, fname, f))
