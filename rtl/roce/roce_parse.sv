@@ -59,6 +59,13 @@ module roce_parse
   localparam int unsigned MaxBeat   = 65536 / BeatBytes - 1;  // beat index saturates here
   localparam int unsigned ViewBytes = 64;
   localparam int unsigned NumUdpViews = 18;  // udp_off 14, 18, .. 82 (l4_of)
+  // Bytes of the view from the first extended header that e1 reads: RETH or AtomicETH at word
+  // 0, 1 or 2 (behind an XRCETH and/or FETH: VA, rkey, DMA length end at byte 8 + 16), DETH
+  // at word 0 or 1 (source QP in its bytes 5..7; word 1 only for the XRC opcodes, which carry
+  // no DETH but whose descriptor still reads the field there). max_eth_words() checks both
+  // bounds over all 256 opcodes at elaboration. Until session 26 the whole 64-byte view was
+  // registered and the selects were 16-way.
+  localparam int unsigned EthViewBytes = 24;
 
   if (LANES < 1 || LANES > 8) begin : gen_param_check
     $error("roce_parse: LANES must be 1..8 (instance %m)");
@@ -82,6 +89,23 @@ module roce_parse
 
   function automatic logic [31:0] vbe32(logic [8*ViewBytes-1:0] v, int unsigned i);
     vbe32 = {vbe16(v, i), vbe16(v, i + 2)};
+  endfunction
+
+  // Big-endian fields of the extended-header view (EthViewBytes): 32 bits at byte 4·word + i
+  // (word 0..2), 24 bits at byte i.
+  function automatic logic [31:0] ebe32(logic [8*EthViewBytes-1:0] v, logic [1:0] word,
+                                        int unsigned i);
+    logic [8*EthViewBytes-1:0] s;
+    unique case (word)
+      2'd1:    s = v >> 32;
+      2'd2:    s = v >> 64;
+      default: s = v;
+    endcase
+    ebe32 = {s[8*i +: 8], s[8*(i+1) +: 8], s[8*(i+2) +: 8], s[8*(i+3) +: 8]};
+  endfunction
+
+  function automatic logic [23:0] ebe24(logic [8*EthViewBytes-1:0] v, int unsigned i);
+    ebe24 = {v[8*i +: 8], v[8*(i+1) +: 8], v[8*(i+2) +: 8]};
   endfunction
 
   function automatic logic [15:0] wbe16(logic [8*WinBytes-1:0] w, int unsigned i);
@@ -131,6 +155,33 @@ module roce_parse
     prior = eth & ((9'h1 << flag) - 9'h1);
     eth_offset = roce_parse_pkg::eth_len(prior);
   endfunction
+
+  // The largest word offsets of RETH/AtomicETH (ro, [7:4]) and of DETH (do, [3:0]) in the
+  // extended-header view, over all 256 opcodes (x_eth_ro, x_eth_do below; elaboration only).
+  function automatic logic [7:0] max_eth_words();
+    logic [7:0] m;
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic [5:0] ro;   // the low bits are 0, the high ones checked by the caller
+    logic [5:0] dof;
+    roce_parse_pkg::op_info_t o;  // only .eth
+    /* verilator lint_on UNUSEDSIGNAL */
+    m = 8'h00;
+    for (int c = 0; c < 256; c++) begin
+      o   = roce_parse_pkg::op_info(8'(c));
+      ro  = o.eth[roce_parse_pkg::EthReth] ? eth_offset(o.eth, roce_parse_pkg::EthReth) :
+                                             eth_offset(o.eth, roce_parse_pkg::EthAtomic);
+      dof = eth_offset(o.eth, roce_parse_pkg::EthDeth);
+      if (ro[5:2] > m[7:4]) m[7:4] = ro[5:2];
+      if (dof[5:2] > m[3:0]) m[3:0] = dof[5:2];
+    end
+    max_eth_words = m;
+  endfunction
+
+  localparam logic [7:0] MaxEthWords = max_eth_words();
+
+  if (MaxEthWords[7:4] > 4'd2 || MaxEthWords[3:0] > 4'd1) begin : gen_eth_view_check
+    $error("roce_parse: an opcode puts RETH/AtomicETH past word 2 or DETH past word 1 (instance %m)");
+  end
 
   // L2 view shared by the ICRC layout and the extraction.
   typedef struct packed {
@@ -487,13 +538,13 @@ module roce_parse
   logic                     x_done;      // Ethernet / IP checks decided the kind
   logic                     x_port_ok;   // UDP destination port 4791
   logic                     x_op_valid;  // BTH opcode defined
-  logic [8*ViewBytes-1:0]   x_eth_bytes; // the view from the first extended header on
+  logic [8*EthViewBytes-1:0] x_eth_bytes; // the view from the first extended header on
   // offsets of RETH (or AtomicETH) and of DETH in x_eth_bytes, in 4-byte words: every
-  // extended header is a whole number of words, so eth_offset's low bits are 0 (the e1
-  // selects are 16-way, not 64-way)
-  logic [3:0]               x_eth_ro;
-  logic [3:0]               x_eth_do;
-  logic [1:0]               unused_eth_off;
+  // extended header is a whole number of words, so eth_offset's low bits are 0, and no opcode
+  // has them past word 2 and word 1 (MaxEthWords), so the e1 selects are 3-way and 2-way
+  logic [1:0]               x_eth_ro;
+  logic                     x_eth_do;
+  logic [6:0]               unused_eth_off;
 
   always_comb begin
     logic [8*ViewBytes-1:0] l3;
@@ -669,7 +720,8 @@ module roce_parse
     // and DETH among them are registered here; VA, rkey, DMA length and source QP are read
     // from them in e1 (x_eth_*; until session 22 the opcode decode, the offset and the 32-bit
     // selects behind the view select made this cycle the parse stage's critical path)
-    x_eth_bytes    = ext.sec_valid ? (l4 >> (8 * 28)) : (l4 >> (8 * 20));
+    x_eth_bytes    = ext.sec_valid ? (8*EthViewBytes)'(l4 >> (8 * 28)) :
+                                         (8*EthViewBytes)'(l4 >> (8 * 20));
     ext.has_reth   = x_op.eth[roce_parse_pkg::EthReth];
     ext.has_atomic = x_op.eth[roce_parse_pkg::EthAtomic];
     ext.has_deth   = x_op.eth[roce_parse_pkg::EthDeth];
@@ -677,9 +729,9 @@ module roce_parse
                      eth_offset(x_op.eth, roce_parse_pkg::EthReth) :
                      eth_offset(x_op.eth, roce_parse_pkg::EthAtomic);
     dof            = eth_offset(x_op.eth, roce_parse_pkg::EthDeth);
-    x_eth_ro       = ro[5:2];
-    x_eth_do       = dof[5:2];
-    unused_eth_off = ro[1:0] | dof[1:0];
+    x_eth_ro       = ro[3:2];
+    x_eth_do       = dof[2];
+    unused_eth_off = {ro[5:4], ro[1:0], dof[5:3]} | {5'h0, dof[1:0]};
     ext.va         = '0;
     ext.rkey       = '0;
     ext.dma_len    = '0;
@@ -698,9 +750,9 @@ module roce_parse
   logic                                  e1_done_q;
   logic                                  e1_port_ok_q;
   logic                                  e1_op_valid_q;
-  logic [8*ViewBytes-1:0]                e1_eth_bytes_q;
-  logic [3:0]                            e1_eth_ro_q;
-  logic [3:0]                            e1_eth_do_q;
+  logic [8*EthViewBytes-1:0]             e1_eth_bytes_q;
+  logic [1:0]                            e1_eth_ro_q;
+  logic                                  e1_eth_do_q;
 
   // RFC 1071 sum of the selected words (28 at most: < 2^21): the extraction cycle adds them in
   // four balanced trees of 8 (3 levels, 19-bit sums), e1 adds the four and folds the carries
@@ -787,12 +839,10 @@ module roce_parse
   always_comb begin
     desc_d         = e1_done_q ? e1_desc_q : late_class(e1_desc_q, e1_port_ok_q, e1_op_valid_q);
     // extended-header fields (late_class does not read them)
-    desc_d.va      = {vbe32(e1_eth_bytes_q, 32'({e1_eth_ro_q, 2'b00})),
-                      vbe32(e1_eth_bytes_q, 32'({e1_eth_ro_q, 2'b00}) + 4)};
-    desc_d.rkey    = vbe32(e1_eth_bytes_q, 32'({e1_eth_ro_q, 2'b00}) + 8);
-    desc_d.dma_len = e1_desc_q.has_reth ?
-                     vbe32(e1_eth_bytes_q, 32'({e1_eth_ro_q, 2'b00}) + 12) : 32'h0;
-    desc_d.src_qp  = vbe24(e1_eth_bytes_q, 32'({e1_eth_do_q, 2'b00}) + 5);
+    desc_d.va      = {ebe32(e1_eth_bytes_q, e1_eth_ro_q, 0), ebe32(e1_eth_bytes_q, e1_eth_ro_q, 4)};
+    desc_d.rkey    = ebe32(e1_eth_bytes_q, e1_eth_ro_q, 8);
+    desc_d.dma_len = e1_desc_q.has_reth ? ebe32(e1_eth_bytes_q, e1_eth_ro_q, 12) : 32'h0;
+    desc_d.src_qp  = e1_eth_do_q ? ebe24(e1_eth_bytes_q, 9) : ebe24(e1_eth_bytes_q, 5);
     desc_d.ip_sum  = ip_words_sum(e1_ipps_q);
     desc_d.icrc    = icrc;
     desc_d.icrc_ok = e1_eof_q && (icrc == icrc_stored);
