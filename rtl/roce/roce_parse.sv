@@ -156,8 +156,11 @@ module roce_parse
     eth_offset = roce_parse_pkg::eth_len(prior);
   endfunction
 
+`ifndef SYNTHESIS
   // The largest word offsets of RETH/AtomicETH (ro, [7:4]) and of DETH (do, [3:0]) in the
-  // extended-header view, over all 256 opcodes (x_eth_ro, x_eth_do below; elaboration only).
+  // extended-header view, over all 256 opcodes (x_eth_ro, x_eth_do below; elaboration only:
+  // the lint and every co-simulation build (Verilator) evaluate it; Yosys 0.70 cannot evaluate
+  // op_info in a constant function, so synthesis skips the check).
   function automatic logic [7:0] max_eth_words();
     logic [7:0] m;
     /* verilator lint_off UNUSEDSIGNAL */
@@ -182,6 +185,7 @@ module roce_parse
   if (MaxEthWords[7:4] > 4'd2 || MaxEthWords[3:0] > 4'd1) begin : gen_eth_view_check
     $error("roce_parse: an opcode puts RETH/AtomicETH past word 2 or DETH past word 1 (instance %m)");
   end
+`endif
 
   // L2 view shared by the ICRC layout and the extraction.
   typedef struct packed {
@@ -279,6 +283,17 @@ module roce_parse
   logic [7:0] x_udp_off_q;
   always_ff @(posedge clk_i) begin
     if (fire) x_udp_off_q <= c_udp_off_d;
+  end
+  // ... and the VLAN count (one-hot: 0, 1, 2 tags) and IPv4 IHL of the window after this beat,
+  // so that the IPv4 header sum adds the words of one layout chosen by registers (session 26:
+  // until then three sums, one per VLAN count, were added and one was picked afterwards)
+  logic [2:0] x_vlan_oh_q;
+  logic [3:0] x_ihl_q;
+  always_ff @(posedge clk_i) begin
+    if (fire) begin
+      x_vlan_oh_q <= 3'b001 << c_l2.vlans;
+      x_ihl_q     <= c_vihl[3:0];
+    end
   end
 
   //////////
@@ -508,23 +523,23 @@ module roce_parse
   end
 
   // IPv4 header words and which of them the header sum takes (not total length, checksum, nor
-  // words past IHL): for each VLAN count v the IP header is at the constant offset 14 + 4v with
-  // its IHL in the low nibble of that byte, so the three candidate sums are taken from fixed
-  // window words and chosen by v afterwards (no view shift in front of the adders). Partial
-  // sums here, finished in the e1 cycle (ip_words_sum).
-  logic [3*4*19-1:0] x_ipps_v;  // v = 0, 1, 2: ip_part_sums of that layout
+  // words past IHL): for each VLAN count v the IP header is at the constant offset 14 + 4v, so
+  // each word is an AND-OR of three fixed window words by the registered VLAN count
+  // (x_vlan_oh_q), and the IHL is registered too (x_ihl_q): one set of adders, no view shifter
+  // and no IHL arithmetic in front of them. Partial sums here, finished in the e1 cycle
+  // (ip_words_sum).
+  logic [4*19-1:0] x_ipps_l;  // ip_part_sums of the window's layout
   always_comb begin
     logic [30*16-1:0] w;    // word j in bits [16j+15:16j]
     logic [29:0]      sel;
-    logic [3:0]       ihl;
-    for (int v = 0; v < 3; v++) begin
-      ihl = win_q[8*(14 + 4*v) +: 4];
-      for (int j = 0; j < 30; j++) begin
-        w[16*j +: 16] = wbe16(win_q, 32'(14 + 4*v + 2*j));
-        sel[j]        = j != 1 && j != 5 && 5'(j) < {ihl, 1'b0};
+    for (int j = 0; j < 30; j++) begin
+      w[16*j +: 16] = 16'h0;
+      for (int v = 0; v < 3; v++) begin
+        w[16*j +: 16] |= {16{x_vlan_oh_q[v]}} & wbe16(win_q, 32'(14 + 4*v + 2*j));
       end
-      x_ipps_v[76*v +: 76] = ip_part_sums(sel, w);
+      sel[j] = j != 1 && j != 5 && 5'(j) < {x_ihl_q, 1'b0};
     end
+    x_ipps_l = ip_part_sums(sel, w);
   end
 
   roce_parse_pkg::roce_desc_t ext;
@@ -649,13 +664,8 @@ module roce_parse
     ext.ip_end     = ip_end[15:0];
     ext.ip_len     = ext.ipv6 ? vbe16(l3, 4) : vbe16(l3, 2);
     ext.ip_sum     = 16'h0;  // in the next cycle (e1), from x_ipps
-    // the IPv4 header sum of this window's VLAN count (none for IPv6)
-    unique case (x_l2.vlans)
-      2'd1:    x_ipps = x_ipps_v[76 +: 76];
-      2'd2:    x_ipps = x_ipps_v[152 +: 76];
-      default: x_ipps = x_ipps_v[0 +: 76];
-    endcase
-    if (ext.ipv6) x_ipps = '0;
+    // the IPv4 header sum (none for IPv6)
+    x_ipps = ext.ipv6 ? '0 : x_ipps_l;
     // dest_gid: GID byte 0 (first address byte on the wire) in bits [127:120].
     for (int i = 0; i < 16; i++) begin
       if (ext.ipv6)   ext.dest_gid[127 - 8*i -: 8] = vb(l3, 24 + i);
