@@ -58,7 +58,6 @@ module roce_parse
   localparam int unsigned WinBeats  = (roce_parse_pkg::HdrBytes + BeatBytes - 1) / BeatBytes;
   localparam int unsigned MaxBeat   = 65536 / BeatBytes - 1;  // beat index saturates here
   localparam int unsigned ViewBytes = 64;
-  localparam int unsigned NumUdpViews = 18;  // udp_off 14, 18, .. 82 (l4_of)
   // Bytes of the view from the first extended header that e1 reads: RETH or AtomicETH at word
   // 0, 1 or 2 (behind an XRCETH and/or FETH: VA, rkey, DMA length end at byte 8 + 16), DETH
   // at word 0 or 1 (source QP in its bytes 5..7; word 1 only for the XRC opcodes, which carry
@@ -130,23 +129,37 @@ module roce_parse
   // IPv6) with ip_off 14, 18 or 22 and the IHL nibble 0 .. 15 is 2 mod 4 and 14 .. 82 for
   // every frame, whatever its kind (a frame the IP checks reject still has its L4 fields read
   // at that offset, and the model's timing layer reads them there too:
-  // timing_verify::raw_descriptor): a choice of NumUdpViews constant views, view k at byte
-  // 14 + 4k, selected by a one-hot register (udp_oh_of): each select bit drives only its own
-  // view's AND gates, not every leaf of a 512-bit 18:1 mux as the 6-bit udp_off[7:2] did (the
-  // fan-out that was the stage's critical path).
+  // timing_verify::raw_descriptor): view k = (udp_off - 14) / 4 (0 .. 17) at byte 14 + 4k.
+  // It is taken in two steps, each an AND-OR by a one-hot register (udp_oh_of): 16 bytes times
+  // k / 4 (5 choices), then 4 bytes times k mod 4 (4 choices), 9 select terms per bit where
+  // one 18-way AND-OR had 18 (session 26). One-hot, not binary: each select bit drives only
+  // its own view's AND gates, not every leaf of a 512-bit mux as the 6-bit udp_off[7:2] did
+  // (the fan-out that was the stage's critical path, session 22).
+  localparam int unsigned UdpHi = 5;  // k / 4
+  localparam int unsigned UdpLo = 4;  // k mod 4
+  localparam int unsigned MidBytes = ViewBytes + 12;  // the first step's view
+
   function automatic logic [8*ViewBytes-1:0] l4_of(logic [8*WinBytes-1:0] w,
-                                                   logic [NumUdpViews-1:0] oh);
+                                                   logic [UdpHi+UdpLo-1:0] oh);
+    logic [8*MidBytes-1:0] m;
+    m = '0;
+    for (int h = 0; h < UdpHi; h++) begin
+      m |= {(8*MidBytes){oh[UdpLo + h]}} & (8*MidBytes)'(w >> (8 * (14 + 16 * h)));
+    end
     l4_of = '0;
-    for (int k = 0; k < NumUdpViews; k++) begin
-      l4_of |= {(8*ViewBytes){oh[k]}} & (8*ViewBytes)'(w >> (8 * (14 + 4 * k)));
+    for (int l = 0; l < UdpLo; l++) begin
+      l4_of |= {(8*ViewBytes){oh[l]}} & (8*ViewBytes)'(m >> (8 * 4 * l));
     end
   endfunction
 
-  // The one-hot select of l4_of for udp_off (bits [7:2]: 3 .. 20 for every frame). Any other
-  // value selects the view at 34, as the 6-bit case's default did (never taken).
-  function automatic logic [NumUdpViews-1:0] udp_oh_of(logic [5:0] udp_w);
-    for (int k = 0; k < NumUdpViews; k++) udp_oh_of[k] = (udp_w == 6'(k + 3));
-    if (udp_w < 6'd3 || udp_w > 6'd20) udp_oh_of[5] = 1'b1;
+  // The one-hot selects of l4_of for udp_off (bits [7:2]: k + 3, k = 0 .. 17 for every
+  // frame): {k / 4, k mod 4}. Any other value selects view 5, as the 6-bit case's default did
+  // (never taken).
+  function automatic logic [UdpHi+UdpLo-1:0] udp_oh_of(logic [5:0] udp_w);
+    logic [4:0] k;  // 0 .. 17
+    k = (udp_w < 6'd3 || udp_w > 6'd20) ? 5'd5 : udp_w[4:0] - 5'd3;
+    for (int h = 0; h < UdpHi; h++) udp_oh_of[UdpLo + h] = (k[4:2] == 3'(h));
+    for (int l = 0; l < UdpLo; l++) udp_oh_of[l] = (k[1:0] == 2'(l));
   endfunction
 
   // Offset of extended header `flag` among those in `eth` (model opcode::eth::offset).
@@ -273,7 +286,7 @@ module roce_parse
   // UDP offset of the window after this beat (the extraction's l4 shifter reads it)
   // udp_off as the one-hot select of l4_of (eight copies of it, one per 8 bytes of the view,
   // kept apart in Yosys, gave no measurable gain: docs/rtl/fmax-log.md, session 22) ...
-  logic [NumUdpViews-1:0] x_udph_q;
+  logic [UdpHi+UdpLo-1:0] x_udph_q;
   always_ff @(posedge clk_i) begin
     if (fire) x_udph_q <= udp_oh_of(c_udp_off_d[7:2]);
   end
