@@ -90,21 +90,15 @@ module roce_parse
     vbe32 = {vbe16(v, i), vbe16(v, i + 2)};
   endfunction
 
-  // Big-endian fields of the extended-header view (EthViewBytes): 32 bits at byte 4·word + i
-  // (word 0..2), 24 bits at byte i.
-  function automatic logic [31:0] ebe32(logic [8*EthViewBytes-1:0] v, logic [1:0] word,
-                                        int unsigned i);
-    logic [8*EthViewBytes-1:0] s;
+  // The extended-header view (EthViewBytes) from 4-byte word `word` (0..2) on, as a ViewBytes
+  // view for vb/vbe24/vbe32.
+  function automatic logic [8*ViewBytes-1:0] eth_words(logic [8*EthViewBytes-1:0] v,
+                                                       logic [1:0] word);
     unique case (word)
-      2'd1:    s = v >> 32;
-      2'd2:    s = v >> 64;
-      default: s = v;
+      2'd1:    eth_words = (8*ViewBytes)'(v) >> 32;
+      2'd2:    eth_words = (8*ViewBytes)'(v) >> 64;
+      default: eth_words = (8*ViewBytes)'(v);
     endcase
-    ebe32 = {s[8*i +: 8], s[8*(i+1) +: 8], s[8*(i+2) +: 8], s[8*(i+3) +: 8]};
-  endfunction
-
-  function automatic logic [23:0] ebe24(logic [8*EthViewBytes-1:0] v, int unsigned i);
-    ebe24 = {v[8*i +: 8], v[8*(i+1) +: 8], v[8*(i+2) +: 8]};
   endfunction
 
   function automatic logic [15:0] wbe16(logic [8*WinBytes-1:0] w, int unsigned i);
@@ -169,6 +163,14 @@ module roce_parse
     eth_offset = roce_parse_pkg::eth_len(prior);
   endfunction
 
+  // Byte offsets of the RETH (or else AtomicETH) and of the DETH among the extended headers
+  // `eth`, {target, deth}: the e1 selects' offsets (x_eth_ro, x_eth_do) and max_eth_words.
+  function automatic logic [11:0] eth_target_offsets(logic [8:0] eth);
+    eth_target_offsets = {eth[roce_parse_pkg::EthReth] ? eth_offset(eth, roce_parse_pkg::EthReth) :
+                                                         eth_offset(eth, roce_parse_pkg::EthAtomic),
+                          eth_offset(eth, roce_parse_pkg::EthDeth)};
+  endfunction
+
 `ifndef SYNTHESIS
   // The largest word offsets of RETH/AtomicETH (ro, [7:4]) and of DETH (do, [3:0]) in the
   // extended-header view, over all 256 opcodes (x_eth_ro, x_eth_do below; elaboration only:
@@ -179,14 +181,15 @@ module roce_parse
     /* verilator lint_off UNUSEDSIGNAL */
     logic [5:0] ro;   // the low bits are 0, the high ones checked by the caller
     logic [5:0] dof;
+    logic [11:0] off;
     roce_parse_pkg::op_info_t o;  // only .eth
     /* verilator lint_on UNUSEDSIGNAL */
     m = 8'h00;
     for (int c = 0; c < 256; c++) begin
       o   = roce_parse_pkg::op_info(8'(c));
-      ro  = o.eth[roce_parse_pkg::EthReth] ? eth_offset(o.eth, roce_parse_pkg::EthReth) :
-                                             eth_offset(o.eth, roce_parse_pkg::EthAtomic);
-      dof = eth_offset(o.eth, roce_parse_pkg::EthDeth);
+      off = eth_target_offsets(o.eth);
+      ro  = off[11:6];
+      dof = off[5:0];
       if (ro[5:2] > m[7:4]) m[7:4] = ro[5:2];
       if (dof[5:2] > m[3:0]) m[3:0] = dof[5:2];
     end
@@ -572,7 +575,7 @@ module roce_parse
   // has them past word 2 and word 1 (MaxEthWords), so the e1 selects are 3-way and 2-way
   logic [1:0]               x_eth_ro;
   logic                     x_eth_do;
-  logic [6:0]               unused_eth_off;
+  logic                     unused_eth_off;
 
   always_comb begin
     logic [8*ViewBytes-1:0] l3;
@@ -748,13 +751,10 @@ module roce_parse
     ext.has_reth   = x_op.eth[roce_parse_pkg::EthReth];
     ext.has_atomic = x_op.eth[roce_parse_pkg::EthAtomic];
     ext.has_deth   = x_op.eth[roce_parse_pkg::EthDeth];
-    ro             = x_op.eth[roce_parse_pkg::EthReth] ?
-                     eth_offset(x_op.eth, roce_parse_pkg::EthReth) :
-                     eth_offset(x_op.eth, roce_parse_pkg::EthAtomic);
-    dof            = eth_offset(x_op.eth, roce_parse_pkg::EthDeth);
+    {ro, dof}      = eth_target_offsets(x_op.eth);
     x_eth_ro       = ro[3:2];
     x_eth_do       = dof[2];
-    unused_eth_off = {ro[5:4], ro[1:0], dof[5:3]} | {5'h0, dof[1:0]};
+    unused_eth_off = ^{ro[5:4], ro[1:0], dof[5:3], dof[1:0]};  // 0, and bounded: MaxEthWords
     ext.va         = '0;
     ext.rkey       = '0;
     ext.dma_len    = '0;
@@ -805,6 +805,10 @@ module roce_parse
   end
 
   roce_parse_pkg::roce_desc_t desc_d;
+  logic [8*ViewBytes-1:0] e1_reth;  // from RETH (or AtomicETH) on
+  logic [8*ViewBytes-1:0] e1_deth;  // from DETH on
+  assign e1_reth = eth_words(e1_eth_bytes_q, e1_eth_ro_q);
+  assign e1_deth = eth_words(e1_eth_bytes_q, {1'b0, e1_eth_do_q});
 
   // The checks from the UDP header on (model roce::parse, in its order), from the registered
   // descriptor fields. When they run, the IP checks passed: ip_end <= frame_len < 2^16 and
@@ -862,10 +866,10 @@ module roce_parse
   always_comb begin
     desc_d         = e1_done_q ? e1_desc_q : late_class(e1_desc_q, e1_port_ok_q, e1_op_valid_q);
     // extended-header fields (late_class does not read them)
-    desc_d.va      = {ebe32(e1_eth_bytes_q, e1_eth_ro_q, 0), ebe32(e1_eth_bytes_q, e1_eth_ro_q, 4)};
-    desc_d.rkey    = ebe32(e1_eth_bytes_q, e1_eth_ro_q, 8);
-    desc_d.dma_len = e1_desc_q.has_reth ? ebe32(e1_eth_bytes_q, e1_eth_ro_q, 12) : 32'h0;
-    desc_d.src_qp  = e1_eth_do_q ? ebe24(e1_eth_bytes_q, 9) : ebe24(e1_eth_bytes_q, 5);
+    desc_d.va      = {vbe32(e1_reth, 0), vbe32(e1_reth, 4)};
+    desc_d.rkey    = vbe32(e1_reth, 8);
+    desc_d.dma_len = e1_desc_q.has_reth ? vbe32(e1_reth, 12) : 32'h0;
+    desc_d.src_qp  = vbe24(e1_deth, 5);
     desc_d.ip_sum  = ip_words_sum(e1_ipps_q);
     desc_d.icrc    = icrc;
     desc_d.icrc_ok = e1_eof_q && (icrc == icrc_stored);
