@@ -176,6 +176,7 @@ module rocesec_ghash_feed
     logic [16:0]  re;         // range end
     logic [16:0]  pstart, eend, ipst;
     logic [127:0] blk;
+    logic [17:0]  nv;         // re - gp (signed): bytes of the block in the range
     logic [63:0]  la, lc;
     logic         aead, pauth, re_is_p;
     logic         g16_lt_p, g16_lt_e, g32_lt_p, g32_lt_e, p_le_b, e_le_b;
@@ -211,10 +212,13 @@ module rocesec_ghash_feed
     else if (fin) more = 1'b0;                                      // done: nothing more
     else          more = c2 ? (g16_q <= basek) : (re_is_p ? p_le_b : e_le_b);
 
+    // bytes of the block inside the range: re - gp, one subtraction (until session 28 one
+    // comparison gp + i < re per byte, 16 carry chains: 217 LUT4 more at LANES = 1)
+    nv  = {1'b0, re} - {1'b0, gp_q};
     blk = '0;
     for (int i = 0; i < 16; i++) begin
       // block byte i (b0 = bits [127:120]) is frame byte gp + i
-      if (gp_q + 17'(i) < re) blk[127 - 8*i -: 8] = w[8*(shift[4:0] + 5'(i)) +: 8];
+      if (!nv[17] && nv[16:0] > 17'(i)) blk[127 - 8*i -: 8] = w[8*(shift[4:0] + 5'(i)) +: 8];
     end
     la = {44'h0, (aead || !pauth) ? pstart - ipst : eend - ipst, 3'b000};
     lc = aead ? {44'h0, eend - pstart, 3'b000} : 64'h0;
