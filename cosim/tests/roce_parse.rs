@@ -5,7 +5,8 @@
 //! `roce::build::Builder` for all 256 opcode values (reserved ones included), IPv4/IPv6, 0–2
 //! VLAN tags, IPv4 options, Ethernet padding, pad counts 0–3; protected frames from
 //! `engine::Protector` in the three modes; and mutations (truncation, byte flips, bad TVer,
-//! bad SecHdr, bad pad, wrong port/protocol/EtherType, fragments, bad ICRC). Beats are sent with
+//! bad SecHdr, bad pad, wrong port/protocol/EtherType, fragments, IPv6 extension headers, bad
+//! ICRC). Beats are sent with
 //! random tvalid gaps. Every descriptor field is compared with the model.
 #![allow(clippy::unwrap_used)]
 
@@ -75,6 +76,7 @@ fn check(frame: &[u8], d: &Desc) -> Result<(), String> {
                     ParseError::UnknownTVer(_) => 6,
                     ParseError::SecHdr(_) => 7,
                     ParseError::BadPad => 8,
+                    ParseError::Ipv6ExtHeader(_) => 9,
                 }
             );
         }
@@ -391,7 +393,7 @@ fn vary(rng: &mut SplitMix64, mut f: Vec<u8>) -> Vec<u8> {
 fn mutate(rng: &mut SplitMix64, mut f: Vec<u8>) -> Vec<u8> {
     let ip = ip_off(&f);
     let parsed = roce::parse(&f);
-    match rng.below(10) {
+    match rng.below(11) {
         0 => {
             let n = 1 + rng.below(f.len() as u64) as usize;
             f.truncate(n);
@@ -435,6 +437,21 @@ fn mutate(rng: &mut SplitMix64, mut f: Vec<u8>) -> Vec<u8> {
                     f[ip + 6] |= if rng.chance(1, 2) { 0x20 } else { 0x01 };
                 } else {
                     f[ip + 6] = 6;
+                }
+            }
+        }
+        10 => {
+            // an IPv6 extension header (or ESP, or a non-extension Next Header) in front of UDP,
+            // followed by UDP, ICMPv6 or another extension header; sometimes cut inside it
+            if f.len() > ip + 40 && f[ip] >> 4 == 6 {
+                let ext = [0u8, 43, 44, 50, 51, 60, 135, 253, 6][rng.below(9) as usize];
+                let next = [17u8, 58, 0, 60, 6][rng.below(5) as usize];
+                f[ip + 6] = ext;
+                let plen = u16::from_be_bytes([f[ip + 4], f[ip + 5]]).wrapping_add(8);
+                f[ip + 4..ip + 6].copy_from_slice(&plen.to_be_bytes());
+                f.splice(ip + 40..ip + 40, [next, 0, 1, 4, 0, 0, 0, 0]);
+                if rng.chance(1, 4) {
+                    f.truncate(ip + 40 + rng.below(2) as usize);
                 }
             }
         }
@@ -492,6 +509,25 @@ fn synthetic(rng: &mut SplitMix64, n: usize) -> Vec<Vec<u8>> {
             f.push(0);
         }
         out.push(f);
+    }
+    // Every IPv6 extension-header case of the model (roce::frame::is_ipv6_ext) once: an
+    // extension header (or ESP, or TCP) in front of UDP, followed by UDP, ICMPv6, TCP or another
+    // extension header, whole and cut after 0 or 1 of its bytes.
+    let mut v6 = Builder::new(0x04, 9, &[0xA5; 24]);
+    v6.src = "fd00::2".parse().unwrap();
+    v6.dst = "fd00::1".parse().unwrap();
+    let base = v6.build();
+    for ext in [0u8, 43, 44, 50, 51, 60, 135, 139, 140, 253, 254, 6] {
+        for next in [17u8, 58, 6, 0, 43, 60, 254] {
+            let mut f = base.clone();
+            f[14 + 6] = ext;
+            let plen = u16::from_be_bytes([f[18], f[19]]) + 8;
+            f[18..20].copy_from_slice(&plen.to_be_bytes());
+            f.splice(54..54, [next, 0, 1, 4, 0, 0, 0, 0]);
+            out.push(f[..54].to_vec());
+            out.push(f[..55].to_vec());
+            out.push(f);
+        }
     }
     // A few tiny and odd frames.
     for n in [1usize, 13, 14, 17, 18, 21, 33, 34, 41, 53] {

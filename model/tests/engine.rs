@@ -553,3 +553,55 @@ fn a_frame_rejected_at_its_end_consumes_its_pn() {
         assert_eq!(pn_of(&out), 2, "{mode:?}");
     }
 }
+
+/// `f` (an IPv6 frame from `Builder`) with an 8-byte extension header of type `ext` between the
+/// IPv6 header and UDP, whose own Next Header is `next` (RFC 8200 §4); lengths and ICRC as a
+/// sender would leave them (the ICRC is not recomputed: the frame need not be RoCEv2 any more).
+fn with_ipv6_ext(f: &[u8], ext: u8, next: u8) -> Vec<u8> {
+    let ip = 14;
+    assert_eq!(f[ip] >> 4, 6, "an IPv6 frame");
+    let mut g = f.to_vec();
+    let plen = u16::from_be_bytes([g[ip + 4], g[ip + 5]]) + 8;
+    g[ip + 4..ip + 6].copy_from_slice(&plen.to_be_bytes());
+    g[ip + 6] = ext;
+    g.splice(ip + 40..ip + 40, [next, 0, 0, 0, 0, 0, 0, 0]);
+    g
+}
+
+/// Session-21 finding (docs/threat-model.md): a plain SEND behind an IPv6 Hop-by-Hop header was
+/// classified not-RoCE and forwarded by `verify` on an AEAD QP, so a receiver whose stack walks
+/// the header before its UDP socket could be handed a forged packet. It is now malformed, and so
+/// is UDP behind any extension header or a chain of them; other traffic behind an extension
+/// header (ICMPv6 after a router alert) is still forwarded as not RoCE.
+#[test]
+fn udp_behind_an_ipv6_extension_header_is_rejected_not_forwarded() {
+    let mut b = Builder::new(0x04, 7, &[0x5A; 40]);
+    b.src = "fd00::2".parse().expect("ip");
+    b.dst = "fd00::1".parse().expect("ip");
+    let plain = b.build();
+    let (_, mut rx) = pair(Mode::Aead);
+    assert_eq!(rx.verify(&plain), Err(Reason::Policy), "plain SEND on an AEAD QP");
+    for ext in [0u8, 43, 44, 51, 60, 135, 139, 140, 253, 254] {
+        for next in [17u8, 0, 60, 43] {
+            let f = with_ipv6_ext(&plain, ext, next);
+            assert_eq!(
+                roce::parse(&f),
+                Err(roce::ParseError::Ipv6ExtHeader(ext)),
+                "ext {ext} next {next}"
+            );
+            assert_eq!(rx.verify(&f), Err(Reason::Malformed), "ext {ext} next {next}");
+        }
+        let icmp = with_ipv6_ext(&plain, ext, 58);
+        assert_eq!(rx.verify(&icmp), Ok((Forward::NotRoce, icmp.clone())));
+    }
+    // ESP (50) hides what follows: not RoCEv2 to the engine, whatever its first byte.
+    let esp = with_ipv6_ext(&plain, 50, 17);
+    assert_eq!(rx.verify(&esp), Ok((Forward::NotRoce, esp.clone())));
+    // The extension header's first byte must be in the frame to decide.
+    let cut = &with_ipv6_ext(&plain, 0, 17)[..14 + 40];
+    assert_eq!(
+        roce::parse(cut),
+        Err(roce::ParseError::Truncated("IPv6 extension header"))
+    );
+    assert!(rx.counters.rejected_for(Reason::Malformed) >= 40);
+}

@@ -109,6 +109,15 @@ module roce_parse
     is_vlan = (t == roce_parse_pkg::EtherTypeVlan) || (t == roce_parse_pkg::EtherTypeQinq);
   endfunction
 
+  // IPv6 extension header types whose first byte is their Next Header (model
+  // roce::frame::is_ipv6_ext: RFC 8200 §4, AH, Mobility, HIP, Shim6, experimental).
+  function automatic logic is_v6_ext(logic [7:0] nh);
+    case (nh)
+      8'd0, 8'd43, 8'd44, 8'd51, 8'd60, 8'd135, 8'd139, 8'd140, 8'd253, 8'd254: is_v6_ext = 1'b1;
+      default: is_v6_ext = 1'b0;
+    endcase
+  endfunction
+
   // ViewBytes bytes of the window from the IP header: ip_off is 14 + 4·vlans (l2_of), so a
   // 3-way choice instead of a byte shifter.
   function automatic logic [8*ViewBytes-1:0] l3_of(logic [8*WinBytes-1:0] w, logic [1:0] vlans);
@@ -659,6 +668,17 @@ module roce_parse
         if (len < ip_off + 17'd40 || vihl[7:4] != 4'd6) begin
           ext.kind = roce_parse_pkg::KindMalformed;
           ext.err  = roce_parse_pkg::ErrBadIpHeader;
+          done     = 1'b1;
+        end else if (is_v6_ext(vb(l3, 6)) && len < ip_off + 17'd41) begin
+          // the extension header's Next Header is not in the frame
+          ext.kind = roce_parse_pkg::KindMalformed;
+          ext.err  = roce_parse_pkg::ErrTruncated;
+          done     = 1'b1;
+        end else if (is_v6_ext(vb(l3, 6)) && (vb(l3, 40) == 8'd17 || is_v6_ext(vb(l3, 40)))) begin
+          // UDP (or more headers) behind an extension header: RoCEv2 could hide there, so it
+          // is rejected, not forwarded as not RoCE (docs/threat-model.md)
+          ext.kind = roce_parse_pkg::KindMalformed;
+          ext.err  = roce_parse_pkg::ErrIpv6Ext;
           done     = 1'b1;
         end else if (vb(l3, 6) != 8'd17) begin
           ext.kind     = roce_parse_pkg::KindNotRoce;

@@ -60,6 +60,7 @@ package roce_parse_pkg;
   localparam logic [3:0] ErrUnknownTVer = 4'd6;
   localparam logic [3:0] ErrSecHdr      = 4'd7;
   localparam logic [3:0] ErrBadPad      = 4'd8;
+  localparam logic [3:0] ErrIpv6Ext     = 4'd9;  // UDP or a 2nd header behind an IPv6 ext. header
 
   // Service (opcode bits 7:5; model opcode::Service)
   localparam logic [2:0] SvcRc     = 3'd0;

@@ -37,7 +37,8 @@ pub enum NotRoce {
     NotIp(u16),
     /// RoCEv1 (EtherType 0x8915, a GRH-based IB packet), which rocesec does not handle.
     RoceV1,
-    /// IP, but not UDP (or IPv6 with extension headers).
+    /// IP, but not UDP (IPv6: nor UDP behind its first extension header, see
+    /// [`ParseError::Ipv6ExtHeader`]).
     NotUdp(u8),
     /// UDP, but not to port 4791.
     OtherPort(u16),
@@ -62,6 +63,13 @@ pub enum ParseError {
     SecHdr(SecHdrError),
     /// Pad count larger than the payload.
     BadPad,
+    /// IPv6 with an extension header (its type, the IPv6 Next Header, is the field) whose own
+    /// Next Header (its first byte, RFC 8200 §4) is UDP or another extension header: a RoCEv2
+    /// packet may sit behind it, where the parse stage does not look. Rejected, as IPv4 UDP
+    /// fragments are, instead of being forwarded as not RoCEv2 (which let a forged plain packet
+    /// past an AEAD QP). An extension header followed by anything else (ICMPv6 after a
+    /// Hop-by-Hop router alert, TCP, ...) is [`NotRoce::NotUdp`].
+    Ipv6ExtHeader(u8),
 }
 
 impl fmt::Display for ParseError {
@@ -75,6 +83,9 @@ impl fmt::Display for ParseError {
             ParseError::UnknownTVer(t) => write!(f, "BTH TVer {t} is neither 0 nor 1"),
             ParseError::SecHdr(e) => write!(f, "{e}"),
             ParseError::BadPad => f.write_str("pad count exceeds payload"),
+            ParseError::Ipv6ExtHeader(t) => {
+                write!(f, "UDP or a second header behind IPv6 extension header {t}")
+            }
         }
     }
 }
@@ -199,11 +210,21 @@ impl Packet {
     }
 }
 
+/// IPv6 extension header types whose first byte is the Next Header (RFC 8200 §4: Hop-by-Hop 0,
+/// Routing 43, Fragment 44, Destination Options 60; AH 51, RFC 4302; Mobility 135, RFC 6275;
+/// HIP 139, RFC 7401; Shim6 140, RFC 5533; experimental 253 and 254, RFC 3692). ESP (50)
+/// encrypts what follows: not RoCEv2 to this engine.
+pub fn is_ipv6_ext(nh: u8) -> bool {
+    matches!(nh, 0 | 43 | 44 | 51 | 60 | 135 | 139 | 140 | 253 | 254)
+}
+
 /// Classify and lay out an Ethernet II frame (without FCS).
 ///
 /// # Errors
 /// [`ParseError`] when the frame is addressed to UDP port 4791 but is not a well-formed RoCEv2
-/// packet. Frames that are not RoCEv2 at all return `Ok(Frame::NotRoce(..))`. Never panics.
+/// packet, or may hide one where this parser does not look (an IPv4 UDP fragment, UDP behind an
+/// IPv6 extension header: [`ParseError::Fragmented`], [`ParseError::Ipv6ExtHeader`]). Frames
+/// that are not RoCEv2 at all return `Ok(Frame::NotRoce(..))`. Never panics.
 pub fn parse(frame: &[u8]) -> Result<Frame, ParseError> {
     let eth =
         Ethernet2HeaderSlice::from_slice(frame).map_err(|_| ParseError::Truncated("Ethernet"))?;
@@ -243,8 +264,17 @@ pub fn parse(frame: &[u8]) -> Result<Frame, ParseError> {
         ETHERTYPE_IPV6 => {
             let h = Ipv6HeaderSlice::from_slice(&frame[off..])
                 .map_err(|e| ParseError::BadIpHeader(e.to_string()))?;
-            if h.next_header().0 != 17 {
-                return Ok(Frame::NotRoce(NotRoce::NotUdp(h.next_header().0)));
+            let nh = h.next_header().0;
+            if nh != 17 {
+                if is_ipv6_ext(nh) {
+                    let next = *frame
+                        .get(ip_off + 40)
+                        .ok_or(ParseError::Truncated("IPv6 extension header"))?;
+                    if next == 17 || is_ipv6_ext(next) {
+                        return Err(ParseError::Ipv6ExtHeader(nh));
+                    }
+                }
+                return Ok(Frame::NotRoce(NotRoce::NotUdp(nh)));
             }
             let total = 40 + h.payload_length() as usize;
             if ip_off + total > frame.len() {
