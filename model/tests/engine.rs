@@ -580,7 +580,11 @@ fn udp_behind_an_ipv6_extension_header_is_rejected_not_forwarded() {
     b.dst = "fd00::1".parse().expect("ip");
     let plain = b.build();
     let (_, mut rx) = pair(Mode::Aead);
-    assert_eq!(rx.verify(&plain), Err(Reason::Policy), "plain SEND on an AEAD QP");
+    assert_eq!(
+        rx.verify(&plain),
+        Err(Reason::Policy),
+        "plain SEND on an AEAD QP"
+    );
     for ext in [0u8, 43, 44, 51, 60, 135, 139, 140, 253, 254] {
         for next in [17u8, 0, 60, 43] {
             let f = with_ipv6_ext(&plain, ext, next);
@@ -589,7 +593,11 @@ fn udp_behind_an_ipv6_extension_header_is_rejected_not_forwarded() {
                 Err(roce::ParseError::Ipv6ExtHeader(ext)),
                 "ext {ext} next {next}"
             );
-            assert_eq!(rx.verify(&f), Err(Reason::Malformed), "ext {ext} next {next}");
+            assert_eq!(
+                rx.verify(&f),
+                Err(Reason::Malformed),
+                "ext {ext} next {next}"
+            );
         }
         let icmp = with_ipv6_ext(&plain, ext, 58);
         assert_eq!(rx.verify(&icmp), Ok((Forward::NotRoce, icmp.clone())));
