@@ -612,4 +612,10 @@ fn udp_behind_an_ipv6_extension_header_is_rejected_not_forwarded() {
         Err(roce::ParseError::Truncated("IPv6 extension header"))
     );
     assert!(rx.counters.rejected_for(Reason::Malformed) >= 40);
+    // The protect side rejects it too, and spends no PN on it: the next SEND gets PN 1.
+    let (mut tx, _) = pair(Mode::Aead);
+    let hbh = with_ipv6_ext(&plain, 0, 17);
+    assert_eq!(tx.protect(&hbh), Err(Reason::Malformed));
+    let (_, prot) = tx.protect(&plain).expect("protect");
+    assert_eq!(layout(&prot).sec.expect("SecHdr").pn, 1, "no PN consumed");
 }

@@ -9,7 +9,8 @@
 // s_axis_tdata_i byte i (bits [8i+7:8i]) is the i-th byte of the beat on the wire, tkeep bit i
 // marks it valid (contiguous from byte 0; all ones except on the last beat). A packet is one
 // Ethernet II frame without FCS: optional 802.1Q/802.1ad tags (≤ 2), IPv4 (RFC 791, options
-// allowed) or IPv6 (RFC 8200, no extension headers), UDP to port 4791 (IBTA Vol 1 Annex
+// allowed) or IPv6 (RFC 8200, no extension headers: UDP or a further extension header behind
+// one is malformed, err 9, docs/threat-model.md), UDP to port 4791 (IBTA Vol 1 Annex
 // A17.2.2), BTH (§9.2), the rocesec SecHdr when BTH TVer = 1 (docs/wire-format.md §3), the
 // extended transport headers of the opcode (§9.3), payload, pad and ICRC (Annex A17.8).
 //

@@ -212,8 +212,8 @@ impl Packet {
 
 /// IPv6 extension header types whose first byte is the Next Header (RFC 8200 §4: Hop-by-Hop 0,
 /// Routing 43, Fragment 44, Destination Options 60; AH 51, RFC 4302; Mobility 135, RFC 6275;
-/// HIP 139, RFC 7401; Shim6 140, RFC 5533; experimental 253 and 254, RFC 3692). ESP (50)
-/// encrypts what follows: not RoCEv2 to this engine.
+/// HIP 139, RFC 7401; Shim6 140, RFC 5533; experimental 253 and 254, RFC 3692). ESP (50) and
+/// IPComp (108) encrypt or compress what follows: not RoCEv2 to this engine.
 pub fn is_ipv6_ext(nh: u8) -> bool {
     matches!(nh, 0 | 43 | 44 | 51 | 60 | 135 | 139 | 140 | 253 | 254)
 }
