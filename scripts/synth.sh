@@ -51,13 +51,13 @@ TARGETS=(
   "kdf_cmac|kdf_cmac_syn|rtl/kdf/kdf_cmac.f syn/kdf_cmac_syn.sv|"
   "roce_icrc_1|roce_icrc_syn|rtl/roce/roce_icrc.f syn/roce_icrc_syn.sv|-set Lanes 1"
   "rocesec_ghash_feed_wide_4|rocesec_ghash_feed_wide|rtl/top/rocesec_ghash_feed_wide.f|-set LANES 4"
-  "rocesec_protect_1|rocesec_protect_syn|rtl/top/rocesec_protect_axil.f syn/rocesec_protect_syn.sv||$TOPKEEP"
-  "rocesec_verify_1|rocesec_verify_syn|rtl/top/rocesec_verify_axil.f syn/rocesec_verify_syn.sv||$TOPKEEP"
+  "rocesec_protect_1|rocesec_protect_syn|rtl/top/rocesec_protect_axil.f syn/syn_reset_glb.sv syn/rocesec_protect_syn.sv||$TOPKEEP"
+  "rocesec_verify_1|rocesec_verify_syn|rtl/top/rocesec_verify_axil.f syn/syn_reset_glb.sv syn/rocesec_verify_syn.sv||$TOPKEEP"
   "rocesec_protect_4|rocesec_protect_axil|rtl/top/rocesec_protect_axil.f|-set LANES 4|$TOPKEEP|check"
   "rocesec_verify_4|rocesec_verify_axil|rtl/top/rocesec_verify_axil.f|-set LANES 4|$TOPKEEP|check"
-  "rocesec_protect_1_q16|rocesec_protect_syn|rtl/top/rocesec_protect_axil.f syn/rocesec_protect_syn.sv|-set NumQps 16|$TOPKEEP"
-  "rocesec_protect_1_q4|rocesec_protect_syn|rtl/top/rocesec_protect_axil.f syn/rocesec_protect_syn.sv|-set NumQps 4|$TOPKEEP"
-  "rocesec_verify_1_q16|rocesec_verify_syn|rtl/top/rocesec_verify_axil.f syn/rocesec_verify_syn.sv|-set NumQps 16|$TOPKEEP"
+  "rocesec_protect_1_q16|rocesec_protect_syn|rtl/top/rocesec_protect_axil.f syn/syn_reset_glb.sv syn/rocesec_protect_syn.sv|-set NumQps 16|$TOPKEEP"
+  "rocesec_protect_1_q4|rocesec_protect_syn|rtl/top/rocesec_protect_axil.f syn/syn_reset_glb.sv syn/rocesec_protect_syn.sv|-set NumQps 4|$TOPKEEP"
+  "rocesec_verify_1_q16|rocesec_verify_syn|rtl/top/rocesec_verify_axil.f syn/syn_reset_glb.sv syn/rocesec_verify_syn.sv|-set NumQps 16|$TOPKEEP"
 )
 
 PNR=0

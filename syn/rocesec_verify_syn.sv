@@ -6,14 +6,7 @@
 // nothing is optimized away); tdata out and rdata are XOR-folded to registered pins. The stream
 // handshakes, tkeep, tlast and the AXI4-Lite valid/ready/resp signals are real pins. Not part
 // of the design.
-//
-// Reset: as on a board, the rst_ni pin goes through a synchronizer (asynchronous assertion,
-// release two clk_i edges later) and an ECP5 DCCA onto a global network, which reaches the
-// LSR input of every slice. Yosys maps the top's active-low asynchronous resets to active-high
-// LSR through an inverter; the wrapper hands the top the complement of the global net, so the
-// two inversions cancel and the LSR pins hang on the global itself. Until session 28 the top
-// got the pin directly: one fabric net from an inverter LUT to 13,837 LSR pins (protect),
-// routed by the general router like any data net.
+// The reset comes through syn_reset_glb (synchronizer and DCCA onto a global network).
 
 `resetall
 `default_nettype none
@@ -57,15 +50,8 @@ module rocesec_verify_syn #(
   // tdata 128 | awaddr 16 | araddr 16 | wdata 32 = 192 bits = 12 shifts
   localparam int unsigned InW = 192;
 
-  logic [1:0] rst_sync_q;
-  logic       rst_p, rst_glb, rst_n;
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) rst_sync_q <= 2'b00;
-    else         rst_sync_q <= {rst_sync_q[0], 1'b1};
-  end
-  assign rst_p = ~rst_sync_q[1];
-  DCCA u_rst_glb (.CLKI(rst_p), .CE(1'b1), .CLKO(rst_glb));
-  assign rst_n = ~rst_glb;
+  logic rst_n;
+  syn_reset_glb u_rst (.clk_i(clk_i), .rst_ni(rst_ni), .rst_no(rst_n));
 
   logic [InW-1:0] in_q;
   always_ff @(posedge clk_i) begin

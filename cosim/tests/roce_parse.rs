@@ -389,6 +389,16 @@ fn vary(rng: &mut SplitMix64, mut f: Vec<u8>) -> Vec<u8> {
     f
 }
 
+/// Put an 8-byte IPv6 extension header of type `ext` (the IPv6 Next Header) whose own Next
+/// Header is `next` between the IPv6 header at `ip` and what follows; the payload length grows
+/// by 8 (RFC 8200 §4).
+fn insert_ipv6_ext(f: &mut Vec<u8>, ip: usize, ext: u8, next: u8) {
+    f[ip + 6] = ext;
+    let plen = u16::from_be_bytes([f[ip + 4], f[ip + 5]]).wrapping_add(8);
+    f[ip + 4..ip + 6].copy_from_slice(&plen.to_be_bytes());
+    f.splice(ip + 40..ip + 40, [next, 0, 1, 4, 0, 0, 0, 0]);
+}
+
 /// Mutations that make most frames malformed, not RoCE, or fail the ICRC.
 fn mutate(rng: &mut SplitMix64, mut f: Vec<u8>) -> Vec<u8> {
     let ip = ip_off(&f);
@@ -446,10 +456,7 @@ fn mutate(rng: &mut SplitMix64, mut f: Vec<u8>) -> Vec<u8> {
             if f.len() > ip + 40 && f[ip] >> 4 == 6 {
                 let ext = [0u8, 43, 44, 50, 51, 60, 135, 253, 6][rng.below(9) as usize];
                 let next = [17u8, 58, 0, 60, 6][rng.below(5) as usize];
-                f[ip + 6] = ext;
-                let plen = u16::from_be_bytes([f[ip + 4], f[ip + 5]]).wrapping_add(8);
-                f[ip + 4..ip + 6].copy_from_slice(&plen.to_be_bytes());
-                f.splice(ip + 40..ip + 40, [next, 0, 1, 4, 0, 0, 0, 0]);
+                insert_ipv6_ext(&mut f, ip, ext, next);
                 if rng.chance(1, 4) {
                     f.truncate(ip + 40 + rng.below(2) as usize);
                 }
@@ -520,10 +527,7 @@ fn synthetic(rng: &mut SplitMix64, n: usize) -> Vec<Vec<u8>> {
     for ext in [0u8, 43, 44, 50, 51, 60, 135, 139, 140, 253, 254, 6] {
         for next in [17u8, 58, 6, 0, 43, 60, 254] {
             let mut f = base.clone();
-            f[14 + 6] = ext;
-            let plen = u16::from_be_bytes([f[18], f[19]]) + 8;
-            f[18..20].copy_from_slice(&plen.to_be_bytes());
-            f.splice(54..54, [next, 0, 1, 4, 0, 0, 0, 0]);
+            insert_ipv6_ext(&mut f, 14, ext, next);
             out.push(f[..54].to_vec());
             out.push(f[..55].to_vec());
             out.push(f);

@@ -213,7 +213,7 @@ module rocesec_ghash_feed
     else          more = c2 ? (g16_q <= basek) : (re_is_p ? p_le_b : e_le_b);
 
     // bytes of the block inside the range: re - gp, one subtraction (until session 28 one
-    // comparison gp + i < re per byte, 16 carry chains: 217 LUT4 more at LANES = 1)
+    // comparison gp + i < re per byte: 16 carry chains)
     nv  = {1'b0, re} - {1'b0, gp_q};
     blk = '0;
     for (int i = 0; i < 16; i++) begin
