@@ -21,6 +21,11 @@
 # Each result file records the commit its netlist was synthesized at (+dirty: rtl/ or the syn/ wrappers had
 # uncommitted changes).
 # NEXTPNR=native uses Debian's native nextpnr-ecp5 (scripts/syn-common.sh); recorded (pnr_tool).
+# PNR_LOG=<log> PNR_LOG_JSON=<netlist> with --pnr-only adopts a nextpnr run made outside this script
+# (for example one under the congestion hook, docs/rtl/fmax-log.md) instead of running nextpnr
+# again: the netlist it read must be byte-identical to .cache/syn/<target>.json (checked with cmp),
+# PNR_ARGS and NEXTPNR must name the options and tool it ran with (they are recorded as given), and
+# pnr_s is the log's write time minus its creation time. One target per call.
 set -euo pipefail
 
 OUT=.cache/syn
@@ -178,17 +183,29 @@ pnr_target() {
   local tag=$1 t0 t1
   [ -f "$OUT/$tag.json" ] && [ -f "$RES/$tag.txt" ] ||
     { echo "synth.sh: no netlist $OUT/$tag.json (run without --pnr-only first)" >&2; return 1; }
-  echo "== $tag: nextpnr-ecp5 ($(pnr_tool)) --85k CABGA381 speed 6 @ ${PNR_FREQ:-100} MHz ${PNR_ARGS:-}"
-  t0=$(date +%s)
-  # shellcheck disable=SC2086
-  nextpnr_ecp5 --85k --package CABGA381 --speed 6 --freq "${PNR_FREQ:-100}" \
-    --json "$OUT/$tag.json" --lpf-allow-unconstrained --timing-allow-fail \
-    --report "$OUT/$tag.report.json" --log "$OUT/$tag.pnr.log" --quiet ${PNR_ARGS:-} \
-    > /dev/null 2>&1 || true
-  t1=$(date +%s)
+  if [ -n "${PNR_LOG:-}" ]; then
+    # adopt a finished run of this very netlist (see the header)
+    [ -f "$PNR_LOG" ] && [ -f "${PNR_LOG_JSON:-}" ] ||
+      { echo "synth.sh: PNR_LOG needs the log and PNR_LOG_JSON the netlist it read" >&2; return 1; }
+    cmp -s "$PNR_LOG_JSON" "$OUT/$tag.json" ||
+      { echo "synth.sh: $PNR_LOG_JSON is not $OUT/$tag.json; not adopting $PNR_LOG" >&2; return 1; }
+    echo "== $tag: adopting $PNR_LOG ($(pnr_tool), ${PNR_ARGS:-})"
+    cp "$PNR_LOG" "$OUT/$tag.pnr.log"
+    t0=$(stat -c %W "$PNR_LOG")
+    t1=$(stat -c %Y "$PNR_LOG")
+  else
+    echo "== $tag: nextpnr-ecp5 ($(pnr_tool)) --85k CABGA381 speed 6 @ ${PNR_FREQ:-100} MHz ${PNR_ARGS:-}"
+    t0=$(date +%s)
+    # shellcheck disable=SC2086
+    nextpnr_ecp5 --85k --package CABGA381 --speed 6 --freq "${PNR_FREQ:-100}" \
+      --json "$OUT/$tag.json" --lpf-allow-unconstrained --timing-allow-fail \
+      --report "$OUT/$tag.report.json" --log "$OUT/$tag.pnr.log" --quiet ${PNR_ARGS:-} \
+      > /dev/null 2>&1 || true
+    t1=$(date +%s)
+  fi
   sed -i -E '/^(pnr_s|pnr_args|pnr_tool)=/d' "$RES/$tag.txt"
   {
-    echo "pnr_s=$((t1 - t0))"
+    if [ "$t0" -gt 0 ]; then echo "pnr_s=$((t1 - t0))"; else echo "pnr_s=n/a"; fi  # (%W: 0 = unknown)
     echo "pnr_args=${PNR_ARGS:-}${PNR_FREQ:+ --freq $PNR_FREQ}"
     echo "pnr_tool=$(pnr_tool)"
   } >> "$RES/$tag.txt"
@@ -212,6 +229,10 @@ write_doc() {
     echo "place and route was not run for that row, 'not routed' that the design was placed but routing"
     echo "did not finish (stopped), 'no fit' that placement failed because the design"
     echo "needs more TRELLIS_COMB (LUT4 and carry/RAM logic cells, 83,640 on the device) than there are."
+    echo "The options after an Fmax are the nextpnr options of that run beyond the common ones, and its tool"
+    echo "if not yowasp. A run under \`--pre-route scripts/congestion.py\` was made with the congestion"
+    echo "hook reading the placement and letting routing go on (\`CONGESTION_CONTINUE=1\`), then adopted"
+    echo "with \`PNR_LOG\` (the netlist checked byte for byte; see the script's header)."
     echo "Since session 25 each netlist has the flip-flops after every DP16KD read port (the AES S-box"
     echo "output registers) folded into the EBR's output register (REGMODE OUTREG) by"
     echo "\`scripts/ebr_outreg.py\`, which Yosys 0.70 does not do; FF counts are after the fold (rows with an"
