@@ -25,8 +25,18 @@
 # (for example one under the congestion hook, docs/rtl/fmax-log.md) instead of running nextpnr
 # again: the netlist it read must be byte-identical to .cache/syn/<target>.json (checked with cmp),
 # PNR_ARGS and NEXTPNR must name the options and tool it ran with (they are recorded as given), and
-# pnr_s is the log's write time minus its creation time. One target per call.
+# pnr_s is the log's write time minus its creation time (n/a where the filesystem keeps no
+# creation time, or for a copied log). One target per call; the two paths are relative to the
+# directory the script is called from. A log without "Program finished normally" (a stopped run,
+# or one still running) is refused, or adopted as "not routed" with PNR_LOG_STOPPED=1. The run's
+# --freq (from the log) must equal PNR_FREQ (default 100). The result file records the adopted log
+# (pnr_adopted) and the table marks the row "adopted".
 set -euo pipefail
+
+# (syn-common.sh changes to the repo root: make the adopted paths absolute first)
+for v in PNR_LOG PNR_LOG_JSON; do
+  if [ -n "${!v:-}" ]; then printf -v "$v" '%s' "$(realpath -m -- "${!v}")"; fi
+done
 
 OUT=.cache/syn
 # shellcheck source=scripts/syn-common.sh
@@ -78,7 +88,7 @@ for a in "$@"; do
     --doc) DOC_ONLY=1 ;;
     --collect) COLLECT=1 ;;
     --check) CHECK=1 ;;
-    -h|--help) sed -n 3,20p "$0"; exit 0 ;;
+    -h|--help) sed -n '/^set -e/q; 3,$p' "$0"; exit 0 ;;
     *) SEL+=("$a") ;;
   esac
 done
@@ -92,7 +102,8 @@ collect_pnr() {
   # placement-time estimate, which is not an Fmax.
   fmax=$(awk '/Routing complete/ { r = 1 } r && /Max frequency for clock/ { f = $0 } END { print f }' \
          "$log" | sed -E 's/.*: ([0-9.]+) MHz.*/\1/' || true)
-  grep -q "Routing complete" "$log" || fmax="not routed"
+  if ! grep -q "Routing complete" "$log"; then fmax="not routed"
+  elif [ -z "$fmax" ]; then fmax="no timing report"; fi  # (log cut off after routing)
   comb=$(grep -E "TRELLIS_COMB:" "$log" | tail -1 | sed -E 's/.*TRELLIS_COMB: *([0-9]+)\/.*/\1/' || true)
   # placement impossible (over the device): no Fmax, say so
   cap=$(grep -E "TRELLIS_COMB:" "$log" | tail -1 | sed -E 's/.*TRELLIS_COMB: *[0-9]+\/ *([0-9]+).*/\1/' || true)
@@ -110,7 +121,7 @@ collect_pnr() {
     p && /Sink / { e = $NF }
     p && /ns logic,/ { t = $2 " ns logic + " $5 " ns routing"; p = 0 }
     END { print s " -> " e " (" n " logic cells; " t ")" }' "$log" | tr -d "'$")
-  grep -q "Routing complete" "$log" || crit="n/a"
+  grep -q "Routing complete" "$log" && [[ "$crit" != " -> "* ]] || crit="n/a"
   sed -i -E '/^(fmax_mhz|pnr_comb|crit_path)=/d' "$RES/$tag.txt"
   {
     echo "fmax_mhz=${fmax:-n/a}"
@@ -180,21 +191,30 @@ run_target() {
 
 # Place and route target $1 from its netlist .cache/syn/<tag>.json into its result file.
 pnr_target() {
-  local tag=$1 t0 t1
+  local tag=$1 t0 t1 lf adopted=""
   [ -f "$OUT/$tag.json" ] && [ -f "$RES/$tag.txt" ] ||
     { echo "synth.sh: no netlist $OUT/$tag.json (run without --pnr-only first)" >&2; return 1; }
   if [ -n "${PNR_LOG:-}" ]; then
     # adopt a finished run of this very netlist (see the header)
-    [ -f "$PNR_LOG" ] && [ -f "${PNR_LOG_JSON:-}" ] ||
-      { echo "synth.sh: PNR_LOG needs the log and PNR_LOG_JSON the netlist it read" >&2; return 1; }
+    [ -f "$PNR_LOG" ] || { echo "synth.sh: no log $PNR_LOG (PNR_LOG)" >&2; return 1; }
+    [ -f "${PNR_LOG_JSON:-}" ] ||
+      { echo "synth.sh: PNR_LOG_JSON must name the netlist the run read (${PNR_LOG_JSON:-unset})" >&2; return 1; }
     cmp -s "$PNR_LOG_JSON" "$OUT/$tag.json" ||
       { echo "synth.sh: $PNR_LOG_JSON is not $OUT/$tag.json; not adopting $PNR_LOG" >&2; return 1; }
+    grep -q "Program finished normally" "$PNR_LOG" || [ "${PNR_LOG_STOPPED:-0}" = 1 ] ||
+      { echo "synth.sh: $PNR_LOG did not finish (still running or stopped); PNR_LOG_STOPPED=1 adopts it as not routed" >&2; return 1; }
+    # the --freq of the run, from its last "PASS/FAIL at <f> MHz", must be the one recorded
+    lf=$(sed -nE 's/.*(PASS|FAIL) at ([0-9.]+) MHz.*/\2/p' "$PNR_LOG" | tail -1)
+    [ -z "$lf" ] || awk -v a="$lf" -v b="${PNR_FREQ:-100}" 'BEGIN { exit !(a + 0 == b + 0) }' ||
+      { echo "synth.sh: $PNR_LOG ran at --freq $lf, not ${PNR_FREQ:-100} (set PNR_FREQ)" >&2; return 1; }
     echo "== $tag: adopting $PNR_LOG ($(pnr_tool), ${PNR_ARGS:-})"
-    cp "$PNR_LOG" "$OUT/$tag.pnr.log"
+    [ "$PNR_LOG" -ef "$OUT/$tag.pnr.log" ] || cp "$PNR_LOG" "$OUT/$tag.pnr.log"
+    adopted=${PNR_LOG#"$PWD/"}
     t0=$(stat -c %W "$PNR_LOG")
     t1=$(stat -c %Y "$PNR_LOG")
   else
     echo "== $tag: nextpnr-ecp5 ($(pnr_tool)) --85k CABGA381 speed 6 @ ${PNR_FREQ:-100} MHz ${PNR_ARGS:-}"
+    rm -f "$OUT/$tag.pnr.log" "$OUT/$tag.report.json"  # (a run that fails at once must not leave the last log)
     t0=$(date +%s)
     # shellcheck disable=SC2086
     nextpnr_ecp5 --85k --package CABGA381 --speed 6 --freq "${PNR_FREQ:-100}" \
@@ -203,9 +223,11 @@ pnr_target() {
       > /dev/null 2>&1 || true
     t1=$(date +%s)
   fi
-  sed -i -E '/^(pnr_s|pnr_args|pnr_tool)=/d' "$RES/$tag.txt"
+  sed -i -E '/^(pnr_s|pnr_args|pnr_tool|pnr_adopted)=/d' "$RES/$tag.txt"
   {
-    if [ "$t0" -gt 0 ]; then echo "pnr_s=$((t1 - t0))"; else echo "pnr_s=n/a"; fi  # (%W: 0 = unknown)
+    # (%W: 0 = unknown; a copied log has a creation time at or after its write time)
+    if [ "$t0" -gt 0 ] && [ "$t1" -gt "$t0" ]; then echo "pnr_s=$((t1 - t0))"; else echo "pnr_s=n/a"; fi
+    [ -z "$adopted" ] || echo "pnr_adopted=$adopted"
     echo "pnr_args=${PNR_ARGS:-}${PNR_FREQ:+ --freq $PNR_FREQ}"
     echo "pnr_tool=$(pnr_tool)"
   } >> "$RES/$tag.txt"
@@ -226,13 +248,15 @@ write_doc() {
     echo "bring the reset through a synchronizer and a DCCA onto a global network, as a board would."
     echo "LUT4 counts include 2 per CCU2C"
     echo "carry cell. Fmax is nextpnr's estimate after routing (\`--timing-allow-fail\`); 'n/a' means"
-    echo "place and route was not run for that row, 'not routed' that the design was placed but routing"
-    echo "did not finish (stopped), 'no fit' that placement failed because the design"
+    echo "place and route was not run for that row, 'not routed' that the run stopped before routing"
+    echo "finished, 'no fit' that placement failed because the design"
     echo "needs more TRELLIS_COMB (LUT4 and carry/RAM logic cells, 83,640 on the device) than there are."
     echo "The options after an Fmax are the nextpnr options of that run beyond the common ones, and its tool"
     echo "if not yowasp. A run under \`--pre-route scripts/congestion.py\` was made with the congestion"
     echo "hook reading the placement and letting routing go on (\`CONGESTION_CONTINUE=1\`), then adopted"
-    echo "with \`PNR_LOG\` (the netlist checked byte for byte; see the script's header)."
+    echo "with \`PNR_LOG\` (marked 'adopted'): the netlist file named for that run is checked byte for byte"
+    echo "against the row's, its options and tool are recorded as given, and its P&R s is the log's last"
+    echo "write minus its creation (see the script's header)."
     echo "Since session 25 each netlist has the flip-flops after every DP16KD read port (the AES S-box"
     echo "output registers) folded into the EBR's output register (REGMODE OUTREG) by"
     echo "\`scripts/ebr_outreg.py\`, which Yosys 0.70 does not do; FF counts are after the fold (rows with an"
@@ -246,10 +270,11 @@ write_doc() {
       [ -e "$f" ] || continue
       case "$(basename "$f")" in stage_*) continue ;; esac  # scripts/stage-timing.sh's table
       # shellcheck disable=SC1090
-      ( unset commit fmax_mhz crit_path pnr_s pnr_comb pnr_args pnr_tool
+      ( unset commit fmax_mhz crit_path pnr_s pnr_comb pnr_args pnr_tool pnr_adopted
         . <(sed -E "s/^([a-z0-9_]+)=(.*)\$/\1='\2'/" "$f")
         [ -z "${fmax_mhz:-}" ] || [ -z "${pnr_args:-}" ] || fmax_mhz+=" (\`${pnr_args}\`)"
         [ -z "${fmax_mhz:-}" ] || [[ "${pnr_tool:-yowasp}" != native* ]] || fmax_mhz+=" (${pnr_tool})"
+        [ -z "${fmax_mhz:-}" ] || [ -z "${pnr_adopted:-}" ] || fmax_mhz+=" (adopted)"
         echo "| \`$target\` | ${commit:-?} | \`$params\` | $lut4 | $ff | $ebr | $dsp | ${pnr_comb:-n/a} | ${fmax_mhz:-n/a} | ${crit_path:-n/a} | $yosys_s | ${pnr_s:-n/a} |" )
     done
     echo
@@ -348,6 +373,11 @@ if [ "$CHECK" = 1 ]; then
   exit $((fail > 0))
 fi
 
+if [ -n "${PNR_LOG:-}${PNR_LOG_JSON:-}" ] || [ "${PNR_LOG+set}" = set ]; then
+  [ -n "${PNR_LOG:-}" ] || { echo "synth.sh: PNR_LOG is empty (PNR_LOG_JSON alone adopts nothing)" >&2; exit 2; }
+  [ "$PNR_ONLY" = 1 ] && [ ${#SEL[@]} -eq 1 ] ||
+    { echo "synth.sh: PNR_LOG adopts a run for one target: --pnr-only <target>" >&2; exit 2; }
+fi
 if [ "$PNR_ONLY" = 1 ]; then
   [ ${#SEL[@]} -gt 0 ] || { echo "synth.sh: --pnr-only needs the targets named" >&2; exit 2; }
   setup_venv
