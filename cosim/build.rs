@@ -352,7 +352,7 @@ const MODELS: &[Model] = &[
         defines: &[],
         trace: false,
     },
-    // The main job's proof that it can fail: one flipped S-box bit (rtl/aes/aes_pkg.sv).
+    // The main job's proof that it can fail: one flipped S-box bit (rtl/0_pkg/aes_pkg.sv).
     Model {
         name: "rocesec_protect_1_fault",
         module: "rocesec_protect_axil",
@@ -380,7 +380,7 @@ const MODELS: &[Model] = &[
         defines: &[],
         trace: false,
     },
-    // Proof that the verify comparison can fail: one flipped S-box bit (rtl/aes/aes_pkg.sv).
+    // Proof that the verify comparison can fail: one flipped S-box bit (rtl/0_pkg/aes_pkg.sv).
     Model {
         name: "rocesec_verify_1_fault",
         module: "rocesec_verify_axil",

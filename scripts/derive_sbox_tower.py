@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Derive the tower-field (composite GF((2^4)^2)) form of the AES S-box used by rtl/aes/aes_pkg.sv.
+"""Derive the tower-field (composite GF((2^4)^2)) form of the AES S-box used by rtl/0_pkg/aes_pkg.sv.
 
 The S-box is S(x) = A(x^-1) ^ 0x63 in GF(2^8) mod x^8+x^4+x^3+x+1 (FIPS 197 §5.1.1). Inverting
 in GF(2^8) directly is a 256-entry function per output bit; in the isomorphic field
@@ -12,7 +12,7 @@ which the map is additive; its matrix M (into the tower) and A*M^-1 (out of it, 
 map folded in) are printed as rows: output bit j = parity(x & row[j]).
 
 Run it to reprint the constants; it asserts all 256 S-box values against the FIPS 197 equation.
-With `--check FILE` (CI: rtl/aes/aes_pkg.sv) it also asserts that FILE's TowerMap, TowerUnmap and
+With `--check FILE` (CI: rtl/0_pkg/aes_pkg.sv) it also asserts that FILE's TowerMap, TowerUnmap and
 Gf16Inv constants are the derived ones, and exits 1 if not.
 """
 

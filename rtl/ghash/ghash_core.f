@@ -1,3 +1,3 @@
-ghash_pkg.sv
+../0_pkg/ghash_pkg.sv
 ghash_mul.sv
 ghash_core.sv

@@ -1,2 +1,2 @@
-ghash_pkg.sv
+../0_pkg/ghash_pkg.sv
 ghash_mul.sv

@@ -1,7 +1,7 @@
-../aes/aes_pkg.sv
+../0_pkg/aes_pkg.sv
 ../aes/aes_sbox.sv
 ../aes/aes_round.sv
 ../aes/aes_key_expand.sv
 ../aes/aes_cipher_iter.sv
-kdf_pkg.sv
+../0_pkg/kdf_pkg.sv
 kdf_cmac.sv

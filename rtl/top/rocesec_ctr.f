@@ -1,4 +1,4 @@
-../aes/aes_pkg.sv
+../0_pkg/aes_pkg.sv
 ../aes/aes_sbox.sv
 ../aes/aes_round.sv
 ../aes/aes_key_expand.sv

@@ -1,10 +1,10 @@
-../roce/roce_parse_pkg.sv
-rocesec_pkg.sv
-../aes/aes_pkg.sv
+../0_pkg/roce_parse_pkg.sv
+../0_pkg/rocesec_pkg.sv
+../0_pkg/aes_pkg.sv
 ../aes/aes_sbox.sv
 ../aes/aes_round.sv
 ../aes/aes_key_expand.sv
-../kdf/kdf_pkg.sv
+../0_pkg/kdf_pkg.sv
 ../aes/aes_cipher_iter.sv
 ../kdf/kdf_cmac.sv
 rocesec_key_cache.sv

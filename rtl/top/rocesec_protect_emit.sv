@@ -106,7 +106,6 @@ module rocesec_protect_emit
   slot_t wr_ptr_q, fin_ptr_q, ctr_ptr, s1_ptr_q;
 
   logic  job_fire;
-  assign job_ready_o = !jt_valid_q[wr_ptr_q];
   assign job_fire    = job_valid_i && job_ready_o;
 
   // events written by the stages below
@@ -118,6 +117,29 @@ module rocesec_protect_emit
   logic [127:0] hash_data;
   logic         free_we;
   slot_t        free_slot;
+
+  // job_ready_o comes from a register: it holds !jt_valid_q[wr_ptr_q], computed a cycle early
+  // from the table's next state (free_we clears a slot, job_fire fills slot wr_ptr_q and moves
+  // wr_ptr_q on). The key stage's job handshake then starts at a flop, not at an 8:1 read of
+  // the valid bits behind it (the start of both whole tops' critical path at ebad3bb,
+  // docs/rtl/fmax-log.md "Session 29"). It is the same value every cycle: no cycle changes.
+  // Both candidate slots are read from registers; job_fire only picks between them.
+  slot_t wr_ptr_inc;
+  logic  job_ready_q, job_ready_d;
+  assign wr_ptr_inc = wr_ptr_q + 1'b1;
+  always_comb begin
+    if (job_fire) begin
+      job_ready_d = !jt_valid_q[wr_ptr_inc] || (free_we && free_slot == wr_ptr_inc);
+    end else begin
+      job_ready_d = !jt_valid_q[wr_ptr_q] || (free_we && free_slot == wr_ptr_q);
+    end
+  end
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) job_ready_q <= 1'b1;  // the table is empty
+    else         job_ready_q <= job_ready_d;
+  end
+  assign job_ready_o = job_ready_q;
+
   /* verilator lint_off UNUSEDSIGNAL */
   rocesec_pkg::job_t s1q_job;
   /* verilator lint_on UNUSEDSIGNAL */

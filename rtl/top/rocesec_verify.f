@@ -1,11 +1,11 @@
-../roce/roce_parse_pkg.sv
-rocesec_pkg.sv
-../aes/aes_pkg.sv
+../0_pkg/roce_parse_pkg.sv
+../0_pkg/rocesec_pkg.sv
+../0_pkg/aes_pkg.sv
 ../aes/aes_sbox.sv
 ../aes/aes_round.sv
 ../aes/aes_key_expand.sv
 ../aes/aes_cipher_pipe.sv
-../ghash/ghash_pkg.sv
+../0_pkg/ghash_pkg.sv
 ../ghash/ghash_mul.sv
 ../ghash/ghash_core.sv
 ../ghash/ghash_lanes.sv
@@ -14,7 +14,7 @@ rocesec_pkg.sv
 ../common/common_fifo_ram.sv
 ../roce/roce_parse_icrc.sv
 ../roce/roce_parse.sv
-../kdf/kdf_pkg.sv
+../0_pkg/kdf_pkg.sv
 ../aes/aes_cipher_iter.sv
 ../kdf/kdf_cmac.sv
 rocesec_key_tables.sv

@@ -75,7 +75,7 @@ pub fn bits(le: &[u8], lsb: usize, width: usize) -> u128 {
 
 macro_rules! desc {
     ($($name:ident : $w:expr),* $(,)?) => {
-        /// The decoded `roce_desc_t` (see `rtl/roce/roce_parse_pkg.sv` for meanings and codes).
+        /// The decoded `roce_desc_t` (see `rtl/0_pkg/roce_parse_pkg.sv` for meanings and codes).
         #[derive(Clone, Debug, Default, PartialEq, Eq)]
         #[allow(missing_docs)]
         pub struct Desc {

@@ -13,7 +13,7 @@ use super::axil::{AxilBus, AxilError, AxilMaster};
 use super::roce_parse::{beats, get_le, set_le, Beat};
 use super::{Port, Sim, SplitMix64, Top};
 
-/// Register map: `rocesec_model::regmap` (checked against `rtl/top/rocesec_pkg.sv`).
+/// Register map: `rocesec_model::regmap` (checked against `rtl/0_pkg/rocesec_pkg.sv`).
 pub use rocesec_model::regmap as reg;
 
 /// One frame leaving the DUT.
