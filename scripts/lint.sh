@@ -46,10 +46,11 @@ done
 for order in "sort" "sort -df"; do
     # shellcheck disable=SC2086
     files=$(cd "$root" && find rtl -name '*.sv' | LC_ALL=C $order)
-    first=$(echo "$files" | grep -n '_pkg\.sv$' | tail -1 | cut -d: -f1)
+    npkg=$(echo "$files" | grep -c '_pkg\.sv$')
+    lead=$(echo "$files" | head -n "$npkg" | grep -c '_pkg\.sv$')
     # shellcheck disable=SC2086
     if out=$(cd "$root" && verilator --lint-only -Wall -Wno-MULTITOP $files 2>&1); then
-        echo "lint ok   all $(echo "$files" | wc -l) files under rtl/ ($order; packages are files 1..$first)"
+        echo "lint ok   all $(echo "$files" | wc -l) files under rtl/ ($order; the first $lead are the $npkg packages)"
     else
         echo "lint FAIL all files under rtl/ ($order)"; echo "$out" | head -20; fail=$((fail + 1))
     fi

@@ -120,9 +120,10 @@ module rocesec_protect_emit
 
   // job_ready_o comes from a register: it holds !jt_valid_q[wr_ptr_q], computed a cycle early
   // from the table's next state (free_we clears a slot, job_fire fills slot wr_ptr_q and moves
-  // wr_ptr_q on). The key stage's job handshake then starts at a flop, not at an 8:1 read of
+  // wr_ptr_q on). The key stage's job handshake then starts at a flop, not at a NumJobs:1 read of
   // the valid bits behind it (the start of both whole tops' critical path at ebad3bb,
-  // docs/rtl/fmax-log.md "Session 29"). It is the same value every cycle: no cycle changes.
+  // docs/rtl/fmax-log.md "Session 29"). It is the same value every cycle for NumJobs >= 2 (a
+  // power of two): no cycle changes.
   // Both candidate slots are read from registers; job_fire only picks between them.
   slot_t wr_ptr_inc;
   logic  job_ready_q, job_ready_d;
