@@ -37,7 +37,7 @@ for v in "${VARIANTS[@]}"; do
     lint_one "${v%%|*}" ${v#*|}
 done
 # The whole tree at once, in name order, as a reader would type it: the packages live in
-# rtl/0_pkg/, which sorts before every folder of their users in any locale (digits before
+# rtl/0_pkg/, which sorts before every folder of their users in both orders below (digits before
 # letters), so no file list is needed. The tree has three top modules (the two AXI4-Lite tops and
 # the stand-alone roce_icrc block), so Verilator's MULTITOP warning is the one allowed here;
 # `--top-module <top>` with the same files needs no -Wno at all.
