@@ -94,19 +94,10 @@ module rocesec_protect_emit
 
   (* ram_style = "distributed" *)  // (few words, many readers: Yosys would pick registers)
   logic [rocesec_pkg::JobBits-1:0] jt_q [NumJobs];  // job_t, stored flat
-  logic         jt_valid_q  [NumJobs];
-  logic         jt_ekj0_v_q [NumJobs];
-  logic [127:0] jt_ekj0_q   [NumJobs];
-  logic         jt_hash_v_q [NumJobs];
   logic [127:0] jt_hash_q   [NumJobs];
-  logic         jt_done_v_q [NumJobs];
-  logic [3:0]   jt_reason_q [NumJobs];
-  logic [1:0]   jt_fwd_q    [NumJobs];
 
-  slot_t wr_ptr_q, fin_ptr_q, ctr_ptr, s1_ptr_q;
-
+  slot_t wr_ptr, ctr_ptr, s1_ptr_q;
   logic  job_fire;
-  assign job_fire    = job_valid_i && job_ready_o;
 
   // events written by the stages below
   logic         ekj0_we;
@@ -118,37 +109,51 @@ module rocesec_protect_emit
   logic         free_we;
   slot_t        free_slot;
 
-  // job_ready_o comes from a register: it holds !jt_valid_q[wr_ptr_q], computed a cycle early
-  // from the table's next state (free_we clears a slot, job_fire fills slot wr_ptr_q and moves
-  // wr_ptr_q on). The key stage's job handshake then starts at a flop, not at a NumJobs:1 read of
-  // the valid bits behind it (the start of both whole tops' critical path at ebad3bb,
-  // docs/rtl/fmax-log.md "Session 29"). It is the same value every cycle for NumJobs >= 2 (a
-  // power of two): no cycle changes.
-  // Both candidate slots are read from registers; job_fire only picks between them.
-  slot_t wr_ptr_inc;
-  logic  job_ready_q, job_ready_d;
-  assign wr_ptr_inc = wr_ptr_q + 1'b1;
-  always_comb begin
-    if (job_fire) begin
-      job_ready_d = !jt_valid_q[wr_ptr_inc] || (free_we && free_slot == wr_ptr_inc);
-    end else begin
-      job_ready_d = !jt_valid_q[wr_ptr_q] || (free_we && free_slot == wr_ptr_q);
-    end
-  end
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) job_ready_q <= 1'b1;  // the table is empty
-    else         job_ready_q <= job_ready_d;
-  end
-  assign job_ready_o = job_ready_q;
+  // Slot bookkeeping (valid, E_K(J0) / hash / verdict written, the verdict, the key material),
+  // shared with the verify emit.
+  logic [NumJobs-1:0]        jt_valid, jt_ekj0_v, jt_hash_v, jt_done_nx;
+  logic [NumJobs-1:0][3:0]   jt_reason;
+  logic [NumJobs-1:0][1:0]   jt_fwd;
+  logic [NumJobs-1:0][255:0] jt_kh;    // {key, h}
+  logic [NumJobs-1:0][127:0] jt_ekj0;  // E_K(J0)
+
+  rocesec_job_slots #(
+    .NumJobs (NumJobs)
+  ) u_slots (
+    .clk_i         (clk_i),
+    .rst_ni        (rst_ni),
+    .job_valid_i   (job_valid_i),
+    .job_ready_o   (job_ready_o),
+    .job_key_i     (job_i.key),
+    .job_h_i       (job_i.h),
+    .job_fire_o    (job_fire),
+    .wr_ptr_o      (wr_ptr),
+    .free_we_i     (free_we),
+    .free_slot_i   (free_slot),
+    .done_valid_i  (done_valid_i),
+    .done_reason_i (done_reason_i),
+    .done_fwd_i    (done_fwd_i),
+    .ekj0_we_i     (ekj0_we),
+    .ekj0_slot_i   (ekj0_slot),
+    .ekj0_data_i   (ekj0_data),
+    .hash_we_i     (hash_we),
+    .hash_slot_i   (hash_slot),
+    .valid_o       (jt_valid),
+    .ekj0_v_o      (jt_ekj0_v),
+    .hash_v_o      (jt_hash_v),
+    .done_next_o   (jt_done_nx),
+    .reason_o      (jt_reason),
+    .fwd_o         (jt_fwd),
+    .kh_o          (jt_kh),
+    .ekj0_o        (jt_ekj0)
+  );
 
   /* verilator lint_off UNUSEDSIGNAL */
   rocesec_pkg::job_t s1q_job;
   /* verilator lint_on UNUSEDSIGNAL */
 
-  // Key material: {key, h} of each job and its E_K(J0), in registers without reset, cleared
-  // when the job leaves (a synchronous clear, no read-modify-write of the entry). jt_q holds
-  // the rest of the job_t (its key and h fields are written as zeros).
-  logic [255:0]      jt_kh_q [NumJobs];
+  // jt_q holds the job_t without its key material (the key and h fields are written as
+  // zeros; u_slots keeps them, cleared when the job leaves).
   rocesec_pkg::job_t job_nokey;
 
   always_comb begin
@@ -157,22 +162,11 @@ module rocesec_protect_emit
     job_nokey.h   = '0;
   end
 
-  always_ff @(posedge clk_i) begin
-    for (int j = 0; j < NumJobs; j++) begin
-      if (free_we && free_slot == SlotW'(j)) begin
-        jt_kh_q[j]   <= '0;
-        jt_ekj0_q[j] <= '0;
-      end
-      if (job_fire && wr_ptr_q == SlotW'(j)) jt_kh_q[j] <= {job_i.key, job_i.h};
-      if (ekj0_we && ekj0_slot == SlotW'(j)) jt_ekj0_q[j] <= ekj0_data;
-    end
-  end
-
   // The job table proper (job_t without key and h): written once per job, read asynchronously
   // by the stages; no reset (a slot's word is used only while its job is in the table), so an
   // FPGA maps it to distributed RAM, one copy per read port.
   always_ff @(posedge clk_i) begin
-    if (job_fire) jt_q[wr_ptr_q] <= job_nokey;
+    if (job_fire) jt_q[wr_ptr] <= job_nokey;
   end
 
   // Keystream words of each job, {nw - 1, nw} (rocesec_pkg::job_nw), computed once when the
@@ -182,7 +176,7 @@ module rocesec_protect_emit
   logic [15:0] job_nw;
   assign job_nw = rocesec_pkg::job_nw(job_i, LANES);
   always_ff @(posedge clk_i) begin
-    if (job_fire) jt_nw_q[wr_ptr_q] <= {job_nw - 16'd1, job_nw};
+    if (job_fire) jt_nw_q[wr_ptr] <= {job_nw - 16'd1, job_nw};
   end
 
   // Which of S1's splice offsets (SoN of them, see jt_soff_q) fall in output beat 0, for its
@@ -205,7 +199,7 @@ module rocesec_protect_emit
     for (int j = 0; j < SoN; j++) job_so_z[j] = (job_so[j] >> LB) == 17'd0;
   end
   always_ff @(posedge clk_i) begin
-    if (job_fire) jt_pb_q[wr_ptr_q] <= job_so_z;
+    if (job_fire) jt_pb_q[wr_ptr] <= job_so_z;
   end
 
   // S1's splice offsets in the output frame, job_so = {H, H + 8, E + 8, E + 28, P + 8}
@@ -217,7 +211,7 @@ module rocesec_protect_emit
   logic [17*SoN+rocesec_pkg::HdrFoBits-1:0] jt_soff_q [NumJobs];
   always_ff @(posedge clk_i) begin
     if (job_fire) begin
-      jt_soff_q[wr_ptr_q] <= {job_so[4], job_so[3], job_so[2], job_so[1], job_so[0],
+      jt_soff_q[wr_ptr] <= {job_so[4], job_so[3], job_so[2], job_so[1], job_so[0],
                               rocesec_pkg::hdr_fo(job_i)};
     end
   end
@@ -227,7 +221,7 @@ module rocesec_protect_emit
   (* ram_style = "distributed" *)
   logic [33:0] jt_crange_q [NumJobs];
   always_ff @(posedge clk_i) begin
-    if (job_fire) jt_crange_q[wr_ptr_q] <= {{1'b0, job_i.eoff} + 17'd8, {9'h0, job_i.poff} + 17'd8};
+    if (job_fire) jt_crange_q[wr_ptr] <= {{1'b0, job_i.eoff} + 17'd8, {9'h0, job_i.poff} + 17'd8};
   end
 
   // The ICV beat range of each job, {cross, lane, last, first} with I = E + 8 its output
@@ -248,7 +242,7 @@ module rocesec_protect_emit
   assign job_icv_last  = 13'((job_icv0 + 17'd15) >> LB);
   always_ff @(posedge clk_i) begin
     if (job_fire) begin
-      jt_irange_q[wr_ptr_q] <= job_i.protect ? {job_icv_last != job_icv_first,
+      jt_irange_q[wr_ptr] <= job_i.protect ? {job_icv_last != job_icv_first,
                                                 job_icv0[LB-1:0], job_icv_last, job_icv_first}
                                              : {1'b0, LB'(0), 13'd0, 13'h1FFF};
     end
@@ -260,43 +254,6 @@ module rocesec_protect_emit
     if (hash_we) jt_hash_q[hash_slot] <= hash_data;
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      wr_ptr_q  <= '0;
-      fin_ptr_q <= '0;
-      for (int j = 0; j < NumJobs; j++) begin
-        jt_valid_q[j]  <= 1'b0;
-        jt_ekj0_v_q[j] <= 1'b0;
-        jt_hash_v_q[j] <= 1'b0;
-        jt_done_v_q[j] <= 1'b0;
-        jt_reason_q[j] <= '0;
-        jt_fwd_q[j]    <= '0;
-      end
-    end else begin
-      if (free_we) begin
-        jt_valid_q[free_slot]  <= 1'b0;
-      end
-      if (job_fire) begin
-        jt_valid_q[wr_ptr_q]  <= 1'b1;
-        jt_ekj0_v_q[wr_ptr_q] <= 1'b0;
-        jt_hash_v_q[wr_ptr_q] <= 1'b0;
-        jt_done_v_q[wr_ptr_q] <= 1'b0;
-        wr_ptr_q              <= wr_ptr_q + 1'b1;
-      end
-      if (done_valid_i) begin
-        jt_done_v_q[fin_ptr_q] <= 1'b1;
-        jt_reason_q[fin_ptr_q] <= done_reason_i;
-        jt_fwd_q[fin_ptr_q]    <= done_fwd_i;
-        fin_ptr_q              <= fin_ptr_q + 1'b1;
-      end
-      if (ekj0_we) begin
-        jt_ekj0_v_q[ekj0_slot] <= 1'b1;
-      end
-      if (hash_we) begin
-        jt_hash_v_q[hash_slot] <= 1'b1;
-      end
-    end
-  end
 
   ////////////////////////////////
   // AES: E_K(J0) and keystream //
@@ -310,7 +267,7 @@ module rocesec_protect_emit
 
   always_comb begin
     ctr_job     = jt_q[ctr_ptr];
-    ctr_job.key = jt_kh_q[ctr_ptr][255:128];
+    ctr_job.key = jt_kh[ctr_ptr][255:128];
   end
 
   rocesec_ctr #(
@@ -394,7 +351,7 @@ module rocesec_protect_emit
   // S1 may start the job in slot s1_ptr_q once written.
   logic s1_started_q [NumJobs];
   logic s1_job_ready;
-  assign s1_job_ready = jt_valid_q[s1_ptr_q] && !s1_started_q[s1_ptr_q];
+  assign s1_job_ready = jt_valid[s1_ptr_q] && !s1_started_q[s1_ptr_q];
 
   // Chain: the next job starts in the cycle the current frame's last beat leaves S1.
   slot_t s1_next;
@@ -405,7 +362,7 @@ module rocesec_protect_emit
   // only selects
   assign sp_drain_need = sp_job.protect && (sp_ks_pop ? sp_ks_left_gt1 : sp_ks_left_nz);
   assign sp_chain      = sp_active_q && !sp_drain_q && sp_go && sp_last && !sp_drain_need &&
-                         jt_valid_q[s1_next] && !s1_started_q[s1_next];
+                         jt_valid[s1_next] && !s1_started_q[s1_next];
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -682,7 +639,7 @@ module rocesec_protect_emit
     .cur_cstart_i  (jt_crange_q[g_cur][16:0]),
     .cur_cend_i    (jt_crange_q[g_cur][33:17]),
     .h_slot_o      (h_slot),
-    .h_i           (jt_kh_q[h_slot][127:0]),
+    .h_i           (jt_kh[h_slot][127:0]),
     .out_valid_o   (g_valid),
     .out_ready_i   (dq_wready),
     .out_data_o    (g_data),
@@ -722,7 +679,7 @@ module rocesec_protect_emit
     logic         in_first, in_last;  // the beat holds the ICV's first / (other) last bytes
     logic [LB-1:0] l0;                // lane of the ICV's first byte in beat `first`
     logic [127:0] icv;
-    icv      = jt_hash_q[s3_slot_q] ^ jt_ekj0_q[s3_slot_q];
+    icv      = jt_hash_q[s3_slot_q] ^ jt_ekj0[s3_slot_q];
     l0       = jt_irange_q[s3_slot_q][26 +: LB];
     in_first = {1'b0, s3_k_q} == jt_irange_q[s3_slot_q][12:0];
     in_last  = jt_irange_q[s3_slot_q][26+LB] &&
@@ -738,7 +695,7 @@ module rocesec_protect_emit
       if (s3_job.protect && m_in[i]) s3_out[8*i +: 8] = icv[127 - 8*ib -: 8];
     end
     s3_can = s3_valid_q &&
-             (!overlap || (jt_hash_v_q[s3_slot_q] && jt_ekj0_v_q[s3_slot_q]));
+             (!overlap || (jt_hash_v[s3_slot_q] && jt_ekj0_v[s3_slot_q]));
   end
 
   assign s3_go    = s3_can && s4_ready;
@@ -800,16 +757,6 @@ module rocesec_protect_emit
   assign s4_job    = jt_q[s4_cur];
   assign s3_in_job = jt_q[s3_slot_q];
 
-  // The done bits after this edge (the D of jt_done_v_q in the job-table process: the
-  // verdict's set wins over a new job's clear), for the patch's registered verdict wait.
-  logic [NumJobs-1:0] jt_done_nx;
-  always_comb begin
-    for (int j = 0; j < NumJobs; j++) begin
-      jt_done_nx[j] = (done_valid_i && fin_ptr_q == SlotW'(j)) ||
-                      (jt_done_v_q[j] && !(job_fire && wr_ptr_q == SlotW'(j)));
-    end
-  end
-
   rocesec_icrc_patch #(
     .LANES (LANES),
     .SlotW (SlotW)
@@ -863,7 +810,7 @@ module rocesec_protect_emit
       m_axis_tdata_o <= s4_out;
       m_axis_tkeep_o <= s4_keep;
       m_axis_tlast_o <= s4_last;
-      m_axis_tuser_o <= s4_last ? {2'b00, jt_fwd_q[s4_slot], jt_reason_q[s4_slot]} : 8'h00;
+      m_axis_tuser_o <= s4_last ? {2'b00, jt_fwd[s4_slot], jt_reason[s4_slot]} : 8'h00;
     end
   end
 

@@ -24,6 +24,7 @@ rocesec_ctr.sv
 rocesec_ghash_feed.sv
 rocesec_ghash_feed_wide.sv
 rocesec_icrc_patch.sv
+rocesec_job_slots.sv
 rocesec_verify_key.sv
 rocesec_verify_emit.sv
 rocesec_verify.sv

@@ -109,24 +109,16 @@ module rocesec_verify_emit
 
   (* ram_style = "distributed" *)  // (few words, many readers: Yosys would pick registers)
   logic [rocesec_pkg::JobBits-1:0] jt_q [NumJobs];  // job_t, stored flat
-  logic         jt_valid_q  [NumJobs];
-  logic         jt_ekj0_v_q [NumJobs];
-  logic [127:0] jt_ekj0_q   [NumJobs];
-  logic         jt_hash_v_q [NumJobs];
   logic [127:0] jt_hash_q   [NumJobs];
   logic [127:0] jt_icv_q    [NumJobs];
   logic         jt_gend_q   [NumJobs];   // the frame has passed G
   logic [16:0]  jt_flen_q   [NumJobs];   // its length (valid with gend)
-  logic         jt_done_v_q [NumJobs];
-  logic [3:0]   jt_reason_q [NumJobs];
-  logic [1:0]   jt_fwd_q    [NumJobs];
 
-  slot_t wr_ptr_q, fin_ptr_q, auth_ptr_q, g_ptr_q, ctr_ptr;
+  slot_t wr_ptr, auth_ptr_q, g_ptr_q, ctr_ptr;
   logic [SlotW:0] auth_lag_q;   // jobs written, authentication not yet reported
   logic [SlotW:0] g_lag_q;      // jobs written, frame not yet entered G
 
   logic  job_fire;
-  assign job_fire    = job_valid_i && job_ready_o;
 
   logic         ekj0_we;
   slot_t        ekj0_slot;
@@ -137,28 +129,44 @@ module rocesec_verify_emit
   logic         free_we;
   slot_t        free_slot;
 
-  // job_ready_o comes from a register: it holds !jt_valid_q[wr_ptr_q], computed a cycle early
-  // from the table's next state (free_we clears a slot, job_fire fills slot wr_ptr_q and moves
-  // wr_ptr_q on). The key stage's job handshake then starts at a flop, not at a NumJobs:1 read of
-  // the valid bits behind it (the start of both whole tops' critical path at ebad3bb,
-  // docs/rtl/fmax-log.md "Session 29"). It is the same value every cycle for NumJobs >= 2 (a
-  // power of two): no cycle changes.
-  // Both candidate slots are read from registers; job_fire only picks between them.
-  slot_t wr_ptr_inc;
-  logic  job_ready_q, job_ready_d;
-  assign wr_ptr_inc = wr_ptr_q + 1'b1;
-  always_comb begin
-    if (job_fire) begin
-      job_ready_d = !jt_valid_q[wr_ptr_inc] || (free_we && free_slot == wr_ptr_inc);
-    end else begin
-      job_ready_d = !jt_valid_q[wr_ptr_q] || (free_we && free_slot == wr_ptr_q);
-    end
-  end
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) job_ready_q <= 1'b1;  // the table is empty
-    else         job_ready_q <= job_ready_d;
-  end
-  assign job_ready_o = job_ready_q;
+  // Slot bookkeeping (valid, E_K(J0) / hash / verdict written, the verdict, the key material),
+  // shared with the protect emit (which also reads the valid bits).
+  logic [NumJobs-1:0]        jt_valid, jt_ekj0_v, jt_hash_v, jt_done_nx;
+  logic [NumJobs-1:0][3:0]   jt_reason;
+  logic [NumJobs-1:0][1:0]   jt_fwd;
+  logic [NumJobs-1:0][255:0] jt_kh;    // {key, h}
+  logic [NumJobs-1:0][127:0] jt_ekj0;  // E_K(J0)
+
+  rocesec_job_slots #(
+    .NumJobs (NumJobs)
+  ) u_slots (
+    .clk_i         (clk_i),
+    .rst_ni        (rst_ni),
+    .job_valid_i   (job_valid_i),
+    .job_ready_o   (job_ready_o),
+    .job_key_i     (job_i.key),
+    .job_h_i       (job_i.h),
+    .job_fire_o    (job_fire),
+    .wr_ptr_o      (wr_ptr),
+    .free_we_i     (free_we),
+    .free_slot_i   (free_slot),
+    .done_valid_i  (done_valid_i),
+    .done_reason_i (done_reason_i),
+    .done_fwd_i    (done_fwd_i),
+    .ekj0_we_i     (ekj0_we),
+    .ekj0_slot_i   (ekj0_slot),
+    .ekj0_data_i   (ekj0_data),
+    .hash_we_i     (hash_we),
+    .hash_slot_i   (hash_slot),
+    .valid_o       (jt_valid),
+    .ekj0_v_o      (jt_ekj0_v),
+    .hash_v_o      (jt_hash_v),
+    .done_next_o   (jt_done_nx),
+    .reason_o      (jt_reason),
+    .fwd_o         (jt_fwd),
+    .kh_o          (jt_kh),
+    .ekj0_o        (jt_ekj0)
+  );
 
   logic         icv_we;       // G output beat: capture ICV bytes / frame end
   slot_t        icv_slot;
@@ -168,10 +176,8 @@ module rocesec_verify_emit
   /* verilator lint_off UNUSEDSIGNAL */
   /* verilator lint_on UNUSEDSIGNAL */
 
-  // Key material: {key, h} of each job and its E_K(J0), in registers without reset, cleared
-  // when the job leaves (a synchronous clear, no read-modify-write of the entry). jt_q holds
-  // the rest of the job_t (its key and h fields are written as zeros).
-  logic [255:0]      jt_kh_q [NumJobs];
+  // jt_q holds the job_t without its key material (the key and h fields are written as
+  // zeros; u_slots keeps them, cleared when the job leaves).
   rocesec_pkg::job_t job_nokey;
 
   always_comb begin
@@ -180,22 +186,11 @@ module rocesec_verify_emit
     job_nokey.h   = '0;
   end
 
-  always_ff @(posedge clk_i) begin
-    for (int j = 0; j < NumJobs; j++) begin
-      if (free_we && free_slot == SlotW'(j)) begin
-        jt_kh_q[j]   <= '0;
-        jt_ekj0_q[j] <= '0;
-      end
-      if (job_fire && wr_ptr_q == SlotW'(j)) jt_kh_q[j] <= {job_i.key, job_i.h};
-      if (ekj0_we && ekj0_slot == SlotW'(j)) jt_ekj0_q[j] <= ekj0_data;
-    end
-  end
-
   // The job table proper (job_t without key and h): written once per job, read asynchronously
   // by the stages; no reset (a slot's word is used only while its job is in the table), so an
   // FPGA maps it to distributed RAM, one copy per read port.
   always_ff @(posedge clk_i) begin
-    if (job_fire) jt_q[wr_ptr_q] <= job_nokey;
+    if (job_fire) jt_q[wr_ptr] <= job_nokey;
   end
 
   // Keystream words of each job, {nw - 1, nw} (rocesec_pkg::job_nw), computed once when the
@@ -205,7 +200,7 @@ module rocesec_verify_emit
   logic [15:0] job_nw;
   assign job_nw = rocesec_pkg::job_nw(job_i, LANES);
   always_ff @(posedge clk_i) begin
-    if (job_fire) jt_nw_q[wr_ptr_q] <= {job_nw - 16'd1, job_nw};
+    if (job_fire) jt_nw_q[wr_ptr] <= {job_nw - 16'd1, job_nw};
   end
 
   // S1's splice offsets in the output frame, job_so = {H, E - 8, E - 4, P - 8} (SecHdr
@@ -231,12 +226,12 @@ module rocesec_verify_emit
   (* ram_style = "distributed" *)
   logic [SoN-1:0] jt_ksn_q [NumJobs];  // sn == 1 of each offset
   always_ff @(posedge clk_i) begin
-    if (job_fire) jt_ksn_q[wr_ptr_q] <= job_sn1;
+    if (job_fire) jt_ksn_q[wr_ptr] <= job_sn1;
   end
   (* ram_style = "distributed" *)
   logic [13*SoN-1:0] jt_sn_q [NumJobs];
   always_ff @(posedge clk_i) begin
-    if (job_fire) jt_sn_q[wr_ptr_q] <= {job_sn[3], job_sn[2], job_sn[1], job_sn[0]};
+    if (job_fire) jt_sn_q[wr_ptr] <= {job_sn[3], job_sn[2], job_sn[1], job_sn[0]};
   end
 
   // S1's splice offsets in the output frame, {P - 8, E - 4, E - 8} (payload start, ICRC,
@@ -247,7 +242,7 @@ module rocesec_verify_emit
   (* ram_style = "distributed" *)
   logic [51+rocesec_pkg::HdrFoBits-1:0] jt_soff_q [NumJobs];
   always_ff @(posedge clk_i) begin
-    if (job_fire) jt_soff_q[wr_ptr_q] <= {job_so[3], job_so[2], job_so[1],
+    if (job_fire) jt_soff_q[wr_ptr] <= {job_so[3], job_so[2], job_so[1],
                                           rocesec_pkg::hdr_fo(job_i)};
   end
 
@@ -259,44 +254,15 @@ module rocesec_verify_emit
     if (icv_we)  jt_icv_q[icv_slot]   <= icv_wdata;
   end
 
+  // The frame has passed G (cleared by a new job, set with its length by G's last beat).
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      wr_ptr_q  <= '0;
-      fin_ptr_q <= '0;
       for (int j = 0; j < NumJobs; j++) begin
-        jt_valid_q[j]  <= 1'b0;
-        jt_ekj0_v_q[j] <= 1'b0;
-        jt_hash_v_q[j] <= 1'b0;
-        jt_gend_q[j]   <= 1'b0;
-        jt_flen_q[j]   <= '0;
-        jt_done_v_q[j] <= 1'b0;
-        jt_reason_q[j] <= '0;
-        jt_fwd_q[j]    <= '0;
+        jt_gend_q[j] <= 1'b0;
+        jt_flen_q[j] <= '0;
       end
     end else begin
-      if (free_we) begin
-        jt_valid_q[free_slot] <= 1'b0;
-      end
-      if (job_fire) begin
-        jt_valid_q[wr_ptr_q]  <= 1'b1;
-        jt_ekj0_v_q[wr_ptr_q] <= 1'b0;
-        jt_hash_v_q[wr_ptr_q] <= 1'b0;
-        jt_gend_q[wr_ptr_q]   <= 1'b0;
-        jt_done_v_q[wr_ptr_q] <= 1'b0;
-        wr_ptr_q              <= wr_ptr_q + 1'b1;
-      end
-      if (done_valid_i) begin
-        jt_done_v_q[fin_ptr_q] <= 1'b1;
-        jt_reason_q[fin_ptr_q] <= done_reason_i;
-        jt_fwd_q[fin_ptr_q]    <= done_fwd_i;
-        fin_ptr_q              <= fin_ptr_q + 1'b1;
-      end
-      if (ekj0_we) begin
-        jt_ekj0_v_q[ekj0_slot] <= 1'b1;
-      end
-      if (hash_we) begin
-        jt_hash_v_q[hash_slot] <= 1'b1;
-      end
+      if (job_fire) jt_gend_q[wr_ptr] <= 1'b0;
       if (gend_we) begin
         jt_gend_q[icv_slot] <= 1'b1;
         jt_flen_q[icv_slot] <= gend_len;
@@ -319,7 +285,7 @@ module rocesec_verify_emit
 
   always_comb begin
     ctr_job     = jt_q[ctr_ptr];
-    ctr_job.key = jt_kh_q[ctr_ptr][255:128];
+    ctr_job.key = jt_kh[ctr_ptr][255:128];
   end
 
   rocesec_ctr #(
@@ -422,7 +388,7 @@ module rocesec_verify_emit
     .cur_cstart_i  ({9'h0, g_job.poff}),
     .cur_cend_i    ({1'b0, g_job.eoff}),
     .h_slot_o      (h_slot),
-    .h_i           (jt_kh_q[h_slot][127:0]),
+    .h_i           (jt_kh[h_slot][127:0]),
     .out_valid_o   (g_valid),
     .out_ready_i   (dq_wready),
     .out_data_o    (g_data),
@@ -484,19 +450,19 @@ module rocesec_verify_emit
     logic [16:0] e;
     logic [127:0] tag;
     e            = {1'b0, a_job.eoff};
-    tag          = jt_hash_q[auth_ptr_q] ^ jt_ekj0_q[auth_ptr_q];
+    tag          = jt_hash_q[auth_ptr_q] ^ jt_ekj0[auth_ptr_q];
     auth_valid_o = 1'b0;
     auth_ok_o    = 1'b0;
     if (auth_lag_q != '0) begin
       if (!a_job.protect) begin
         auth_valid_o = 1'b1;
         auth_ok_o    = 1'b1;
-      end else if (jt_gend_q[auth_ptr_q] && jt_ekj0_v_q[auth_ptr_q]) begin
+      end else if (jt_gend_q[auth_ptr_q] && jt_ekj0_v[auth_ptr_q]) begin
         if (jt_flen_q[auth_ptr_q] >= e + 17'd16) begin
-          auth_valid_o = jt_hash_v_q[auth_ptr_q];
+          auth_valid_o = jt_hash_v[auth_ptr_q];
           auth_ok_o    = (tag == jt_icv_q[auth_ptr_q]);
         end else if (jt_flen_q[auth_ptr_q] >= e) begin
-          auth_valid_o = jt_hash_v_q[auth_ptr_q];  // wait for the hash: it will come
+          auth_valid_o = jt_hash_v[auth_ptr_q];  // wait for the hash: it will come
         end else begin
           auth_valid_o = 1'b1;                      // truncated: no hash
         end
@@ -860,16 +826,6 @@ module rocesec_verify_emit
   assign s4_job  = jt_q[s4_cur];
   assign s1q_job = jt_q[s1_slot_q];
 
-  // The done bits after this edge (the D of jt_done_v_q in the job-table process: the
-  // verdict's set wins over a new job's clear), for the patch's registered verdict wait.
-  logic [NumJobs-1:0] jt_done_nx;
-  always_comb begin
-    for (int j = 0; j < NumJobs; j++) begin
-      jt_done_nx[j] = (done_valid_i && fin_ptr_q == SlotW'(j)) ||
-                      (jt_done_v_q[j] && !(job_fire && wr_ptr_q == SlotW'(j)));
-    end
-  end
-
   rocesec_icrc_patch #(
     .LANES (LANES),
     .SlotW (SlotW)
@@ -933,8 +889,8 @@ module rocesec_verify_emit
   logic          fo_rd_go;     // a committed beat is read this cycle
 
   assign fo_saf    = fo_mid_q ? fo_saf_q : saf_i;
-  assign fo_tuser  = s4_last ? {2'b00, jt_fwd_q[s4_slot], jt_reason_q[s4_slot]} : 8'h00;
-  assign fo_bad    = fo_saf && s4_last && (jt_reason_q[s4_slot] != rocesec_pkg::ReasonOk);
+  assign fo_tuser  = s4_last ? {2'b00, jt_fwd[s4_slot], jt_reason[s4_slot]} : 8'h00;
+  assign fo_bad    = fo_saf && s4_last && (jt_reason[s4_slot] != rocesec_pkg::ReasonOk);
   // Store-and-forward: a frame filling the whole FIFO can never be committed.
   assign ovf_now   = fo_saf && fo_full_q && fo_cmrd_q;
   assign s5_ready  = !fo_full_q || fo_ovf_q || ovf_now;
@@ -1017,6 +973,6 @@ module rocesec_verify_emit
   end
 
   logic unused_sig;
-  assign unused_sig = ^{unused_dq_count};
+  assign unused_sig = ^{unused_dq_count, jt_valid};  // read by the protect emit only
 
 endmodule

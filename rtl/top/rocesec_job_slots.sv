@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// rocesec_job_slots: stage `emit`, the slot bookkeeping of the job table that both emits
+// (rocesec_protect_emit, rocesec_verify_emit) keep per frame in flight — model/src/timing.rs
+// and timing_verify.rs, `emit.jobs` slots.
+//
+// Data format
+// -----------
+// NumJobs slots (a power of two >= 2), filled in order at wr_ptr_o by the key stage's jobs
+// (job_valid_i / job_ready_o), freed in any order by the emit's last output beat of the job
+// (free_we_i at free_slot_i). Per slot:
+//   valid      the slot holds a job (set by its job, cleared by its free);
+//   ekj0_v     E_K(J0) of the job has been written (ekj0_we_i), cleared by a new job;
+//   hash_v     the frame's GHASH has been written (hash_we_i), cleared by a new job;
+//   done_v     the final verdict has come (done_valid_i, in job order: the oldest job without
+//              one), cleared by a new job; with its reason (4 bits) and forwarding (2 bits);
+//   kh         {key, H} of the job (2 x 128 bits, byte 0 in the top bits);
+//   ekj0       E_K(J0), SP 800-38D §7.1 step 6's first counter block encrypted.
+// The key material (kh, ekj0) is held in registers without reset and cleared when the job
+// leaves (a synchronous clear, no read-modify-write of the entry); a write in the cycle of a
+// free of the same slot wins.
+//
+// Timing
+// ------
+// job_ready_o comes from a register: it holds !valid[wr_ptr_o], computed a cycle early from the
+// table's next state (free_we_i clears a slot, a job fills slot wr_ptr_o and moves wr_ptr_o on),
+// so the key stage's job handshake starts at a flop, not at a NumJobs:1 read of the valid bits
+// (the start of both whole tops' critical path at ebad3bb, docs/rtl/fmax-log.md "Session 29").
+// It is the same value every cycle for NumJobs >= 2: no cycle differs from the read.
+// done_next_o is the D of every slot's done bit (a verdict's set wins over a new job's clear),
+// for the ICRC patch's registered verdict wait (rocesec_icrc_patch done_next_i). Every other
+// output is a register.
+
+`resetall
+`default_nettype none
+
+module rocesec_job_slots
+#(
+  parameter int unsigned NumJobs = 8  // slots: a power of two >= 2
+) (
+  input  wire logic                        clk_i,
+  input  wire logic                        rst_ni,
+
+  // Jobs from the key stage
+  input  wire logic                        job_valid_i,
+  output logic                             job_ready_o,
+  input  wire logic [127:0]                job_key_i,
+  input  wire logic [127:0]                job_h_i,
+  output logic                             job_fire_o,     // job_valid_i && job_ready_o
+  output logic      [$clog2(NumJobs)-1:0]  wr_ptr_o,       // the slot a job fills
+
+  // Events from the emit's stages
+  input  wire logic                        free_we_i,      // the job of free_slot_i has left
+  input  wire logic [$clog2(NumJobs)-1:0]  free_slot_i,
+  input  wire logic                        done_valid_i,   // the oldest job's final verdict
+  input  wire logic [3:0]                  done_reason_i,
+  input  wire logic [1:0]                  done_fwd_i,
+  input  wire logic                        ekj0_we_i,
+  input  wire logic [$clog2(NumJobs)-1:0]  ekj0_slot_i,
+  input  wire logic [127:0]                ekj0_data_i,
+  input  wire logic                        hash_we_i,
+  input  wire logic [$clog2(NumJobs)-1:0]  hash_slot_i,
+
+  // Slot state
+  output logic      [NumJobs-1:0]          valid_o,
+  output logic      [NumJobs-1:0]          ekj0_v_o,
+  output logic      [NumJobs-1:0]          hash_v_o,
+  output logic      [NumJobs-1:0]          done_next_o,
+  output logic      [NumJobs-1:0][3:0]     reason_o,
+  output logic      [NumJobs-1:0][1:0]     fwd_o,
+  output logic      [NumJobs-1:0][255:0]   kh_o,
+  output logic      [NumJobs-1:0][127:0]   ekj0_o
+);
+
+`ifdef VERILATOR
+  if (NumJobs < 2 || (NumJobs & (NumJobs - 1)) != 0) begin : gen_param_check
+    $error("rocesec_job_slots: NumJobs must be a power of two >= 2 (instance %m)");
+  end
+`endif
+
+  localparam int unsigned SlotW = $clog2(NumJobs);
+
+  logic [SlotW-1:0]   wr_ptr_q, fin_ptr_q, wr_ptr_inc;
+  logic [NumJobs-1:0] valid_q, ekj0_v_q, hash_v_q, done_v_q;
+  logic               job_ready_q, job_ready_d, job_fire;
+
+  assign job_fire   = job_valid_i && job_ready_q;
+  assign wr_ptr_inc = wr_ptr_q + 1'b1;
+
+  // Both candidate slots are read from registers; job_fire only picks between them.
+  always_comb begin
+    if (job_fire) begin
+      job_ready_d = !valid_q[wr_ptr_inc] || (free_we_i && free_slot_i == wr_ptr_inc);
+    end else begin
+      job_ready_d = !valid_q[wr_ptr_q] || (free_we_i && free_slot_i == wr_ptr_q);
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      job_ready_q <= 1'b1;  // the table is empty
+      wr_ptr_q    <= '0;
+      fin_ptr_q   <= '0;
+      valid_q     <= '0;
+      ekj0_v_q    <= '0;
+      hash_v_q    <= '0;
+      done_v_q    <= '0;
+      reason_o    <= '0;
+      fwd_o       <= '0;
+    end else begin
+      job_ready_q <= job_ready_d;
+      if (free_we_i) valid_q[free_slot_i] <= 1'b0;
+      if (job_fire) begin
+        valid_q[wr_ptr_q]  <= 1'b1;
+        ekj0_v_q[wr_ptr_q] <= 1'b0;
+        hash_v_q[wr_ptr_q] <= 1'b0;
+        done_v_q[wr_ptr_q] <= 1'b0;
+        wr_ptr_q           <= wr_ptr_inc;
+      end
+      if (done_valid_i) begin
+        done_v_q[fin_ptr_q] <= 1'b1;
+        reason_o[fin_ptr_q] <= done_reason_i;
+        fwd_o[fin_ptr_q]    <= done_fwd_i;
+        fin_ptr_q           <= fin_ptr_q + 1'b1;
+      end
+      if (ekj0_we_i) ekj0_v_q[ekj0_slot_i] <= 1'b1;
+      if (hash_we_i) hash_v_q[hash_slot_i] <= 1'b1;
+    end
+  end
+
+  // Key material: no reset, cleared when the job leaves.
+  always_ff @(posedge clk_i) begin
+    for (int j = 0; j < NumJobs; j++) begin
+      if (free_we_i && free_slot_i == SlotW'(j)) begin
+        kh_o[j]   <= '0;
+        ekj0_o[j] <= '0;
+      end
+      if (job_fire && wr_ptr_q == SlotW'(j)) kh_o[j] <= {job_key_i, job_h_i};
+      if (ekj0_we_i && ekj0_slot_i == SlotW'(j)) ekj0_o[j] <= ekj0_data_i;
+    end
+  end
+
+  // The done bits after this edge, as the process above writes them.
+  always_comb begin
+    for (int j = 0; j < NumJobs; j++) begin
+      done_next_o[j] = (done_valid_i && fin_ptr_q == SlotW'(j)) ||
+                       (done_v_q[j] && !(job_fire && wr_ptr_q == SlotW'(j)));
+    end
+  end
+
+  assign job_ready_o = job_ready_q;
+  assign job_fire_o  = job_fire;
+  assign wr_ptr_o    = wr_ptr_q;
+  assign valid_o     = valid_q;
+  assign ekj0_v_o    = ekj0_v_q;
+  assign hash_v_o    = hash_v_q;
+
+endmodule
