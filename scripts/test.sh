@@ -22,6 +22,7 @@ python3 scripts/derive_sbox_tower.py --check rtl/0_pkg/aes_pkg.sv >/dev/null
 python3 scripts/congestion.py --self-test
 python3 scripts/floorplan.py --self-test
 python3 scripts/ebr_outreg.py --self-test
+python3 scripts/area.py --self-test
 
 # 2. Live capture: boot Debian's kernel under qemu, run the quick rxe scenarios, check them.
 fresh="$root/.cache/ci-quick"
