@@ -28,8 +28,11 @@
 // (the start of both whole tops' critical path at ebad3bb, docs/rtl/fmax-log.md "Session 29").
 // It is the same value every cycle for NumJobs >= 2: no cycle differs from the read.
 // done_next_o is the D of every slot's done bit (a verdict's set wins over a new job's clear),
-// for the ICRC patch's registered verdict wait (rocesec_icrc_patch done_next_i). Every other
-// output is a register.
+// for the ICRC patch's registered verdict wait (rocesec_icrc_patch done_next_i), and job_fire_o
+// is job_valid_i && job_ready_o; the bit vectors are registers, the read ports asynchronous
+// reads of registers (arrays indexed by the slot, as the emits had them: read as packed
+// vectors indexed by slot·width, Yosys mapped the same reads with about 600 LUT4 and 600
+// PFUMX more in the protect top, session 31).
 
 `resetall
 `default_nettype none
@@ -61,15 +64,22 @@ module rocesec_job_slots
   input  wire logic                        hash_we_i,
   input  wire logic [$clog2(NumJobs)-1:0]  hash_slot_i,
 
-  // Slot state
+  // Slot state: every slot's bits
   output logic      [NumJobs-1:0]          valid_o,
   output logic      [NumJobs-1:0]          ekj0_v_o,
   output logic      [NumJobs-1:0]          hash_v_o,
   output logic      [NumJobs-1:0]          done_next_o,
-  output logic      [NumJobs-1:0][3:0]     reason_o,
-  output logic      [NumJobs-1:0][1:0]     fwd_o,
-  output logic      [NumJobs-1:0][255:0]   kh_o,
-  output logic      [NumJobs-1:0][127:0]   ekj0_o
+
+  // Read ports (asynchronous): the key and H, E_K(J0) and the verdict of the slot named
+  input  wire logic [$clog2(NumJobs)-1:0]  key_slot_i,
+  output logic      [127:0]                key_o,
+  input  wire logic [$clog2(NumJobs)-1:0]  h_slot_i,
+  output logic      [127:0]                h_o,
+  input  wire logic [$clog2(NumJobs)-1:0]  ekj0_rd_slot_i,
+  output logic      [127:0]                ekj0_o,
+  input  wire logic [$clog2(NumJobs)-1:0]  verdict_slot_i,
+  output logic      [3:0]                  reason_o,
+  output logic      [1:0]                  fwd_o
 );
 
 `ifdef VERILATOR
@@ -83,6 +93,10 @@ module rocesec_job_slots
   logic [SlotW-1:0]   wr_ptr_q, fin_ptr_q, wr_ptr_inc;
   logic [NumJobs-1:0] valid_q, ekj0_v_q, hash_v_q, done_v_q;
   logic               job_ready_q, job_ready_d, job_fire;
+  logic [3:0]         reason_q [NumJobs];
+  logic [1:0]         fwd_q    [NumJobs];
+  logic [255:0]       kh_q     [NumJobs];  // {key, H}
+  logic [127:0]       ekj0_q   [NumJobs];
 
   assign job_fire   = job_valid_i && job_ready_q;
   assign wr_ptr_inc = wr_ptr_q + 1'b1;
@@ -105,8 +119,10 @@ module rocesec_job_slots
       ekj0_v_q    <= '0;
       hash_v_q    <= '0;
       done_v_q    <= '0;
-      reason_o    <= '0;
-      fwd_o       <= '0;
+      for (int j = 0; j < NumJobs; j++) begin
+        reason_q[j] <= '0;
+        fwd_q[j]    <= '0;
+      end
     end else begin
       job_ready_q <= job_ready_d;
       if (free_we_i) valid_q[free_slot_i] <= 1'b0;
@@ -119,8 +135,8 @@ module rocesec_job_slots
       end
       if (done_valid_i) begin
         done_v_q[fin_ptr_q] <= 1'b1;
-        reason_o[fin_ptr_q] <= done_reason_i;
-        fwd_o[fin_ptr_q]    <= done_fwd_i;
+        reason_q[fin_ptr_q] <= done_reason_i;
+        fwd_q[fin_ptr_q]    <= done_fwd_i;
         fin_ptr_q           <= fin_ptr_q + 1'b1;
       end
       if (ekj0_we_i) ekj0_v_q[ekj0_slot_i] <= 1'b1;
@@ -132,11 +148,11 @@ module rocesec_job_slots
   always_ff @(posedge clk_i) begin
     for (int j = 0; j < NumJobs; j++) begin
       if (free_we_i && free_slot_i == SlotW'(j)) begin
-        kh_o[j]   <= '0;
-        ekj0_o[j] <= '0;
+        kh_q[j]   <= '0;
+        ekj0_q[j] <= '0;
       end
-      if (job_fire && wr_ptr_q == SlotW'(j)) kh_o[j] <= {job_key_i, job_h_i};
-      if (ekj0_we_i && ekj0_slot_i == SlotW'(j)) ekj0_o[j] <= ekj0_data_i;
+      if (job_fire && wr_ptr_q == SlotW'(j)) kh_q[j] <= {job_key_i, job_h_i};
+      if (ekj0_we_i && ekj0_slot_i == SlotW'(j)) ekj0_q[j] <= ekj0_data_i;
     end
   end
 
@@ -154,5 +170,10 @@ module rocesec_job_slots
   assign valid_o     = valid_q;
   assign ekj0_v_o    = ekj0_v_q;
   assign hash_v_o    = hash_v_q;
+  assign key_o       = kh_q[key_slot_i][255:128];
+  assign h_o         = kh_q[h_slot_i][127:0];
+  assign ekj0_o      = ekj0_q[ekj0_rd_slot_i];
+  assign reason_o    = reason_q[verdict_slot_i];
+  assign fwd_o       = fwd_q[verdict_slot_i];
 
 endmodule

@@ -111,11 +111,14 @@ module rocesec_protect_emit
 
   // Slot bookkeeping (valid, E_K(J0) / hash / verdict written, the verdict, the key material),
   // shared with the verify emit.
-  logic [NumJobs-1:0]        jt_valid, jt_ekj0_v, jt_hash_v, jt_done_nx;
-  logic [NumJobs-1:0][3:0]   jt_reason;
-  logic [NumJobs-1:0][1:0]   jt_fwd;
-  logic [NumJobs-1:0][255:0] jt_kh;    // {key, h}
-  logic [NumJobs-1:0][127:0] jt_ekj0;  // E_K(J0)
+  // the read ports' slots (set by the stages below)
+  slot_t h_slot;     // frame whose hash subkey the GHASH feed reads
+  slot_t s3_slot_q;  // S3's frame (its ICV)
+  slot_t s4_slot;    // S4's frame (its verdict)
+  logic [NumJobs-1:0] jt_valid, jt_ekj0_v, jt_hash_v, jt_done_nx;
+  logic [127:0]       jt_key, jt_h, jt_ekj0;  // at ctr_ptr, h_slot, the ICV's slot
+  logic [3:0]         jt_reason;              // at s4_slot
+  logic [1:0]         jt_fwd;
 
   rocesec_job_slots #(
     .NumJobs (NumJobs)
@@ -142,10 +145,15 @@ module rocesec_protect_emit
     .ekj0_v_o      (jt_ekj0_v),
     .hash_v_o      (jt_hash_v),
     .done_next_o   (jt_done_nx),
+    .key_slot_i    (ctr_ptr),
+    .key_o         (jt_key),
+    .h_slot_i      (h_slot),
+    .h_o           (jt_h),
+    .ekj0_rd_slot_i (s3_slot_q),
+    .ekj0_o        (jt_ekj0),
+    .verdict_slot_i (s4_slot),
     .reason_o      (jt_reason),
-    .fwd_o         (jt_fwd),
-    .kh_o          (jt_kh),
-    .ekj0_o        (jt_ekj0)
+    .fwd_o         (jt_fwd)
   );
 
   /* verilator lint_off UNUSEDSIGNAL */
@@ -267,7 +275,7 @@ module rocesec_protect_emit
 
   always_comb begin
     ctr_job     = jt_q[ctr_ptr];
-    ctr_job.key = jt_kh[ctr_ptr][255:128];
+    ctr_job.key = jt_key;
   end
 
   rocesec_ctr #(
@@ -614,7 +622,6 @@ module rocesec_protect_emit
 
   // Output frame coordinates: AAD from ip_off, ciphertext [P + 8, E + 8).
   // One feed at every LANES (rocesec_ghash_feed_wide delegates to rocesec_ghash_feed at 1).
-  slot_t h_slot;  // frame whose hash subkey the feed reads
   rocesec_ghash_feed_wide #(
     .LANES (LANES),
     .SlotW (SlotW)
@@ -639,7 +646,7 @@ module rocesec_protect_emit
     .cur_cstart_i  (jt_crange_q[g_cur][16:0]),
     .cur_cend_i    (jt_crange_q[g_cur][33:17]),
     .h_slot_o      (h_slot),
-    .h_i           (jt_kh[h_slot][127:0]),
+    .h_i           (jt_h),
     .out_valid_o   (g_valid),
     .out_ready_i   (dq_wready),
     .out_data_o    (g_data),
@@ -660,7 +667,6 @@ module rocesec_protect_emit
   logic [KW-1:0] s3_data_q;
   logic [B-1:0] s3_keep_q;
   logic         s3_last_q;
-  slot_t        s3_slot_q;
   logic [11:0]  s3_k_q;
   logic         s3_can;            // S3 beat may move to S4
   logic         s3_go;             // S3 beat moves to S4
@@ -679,7 +685,7 @@ module rocesec_protect_emit
     logic         in_first, in_last;  // the beat holds the ICV's first / (other) last bytes
     logic [LB-1:0] l0;                // lane of the ICV's first byte in beat `first`
     logic [127:0] icv;
-    icv      = jt_hash_q[s3_slot_q] ^ jt_ekj0[s3_slot_q];
+    icv      = jt_hash_q[s3_slot_q] ^ jt_ekj0;
     l0       = jt_irange_q[s3_slot_q][26 +: LB];
     in_first = {1'b0, s3_k_q} == jt_irange_q[s3_slot_q][12:0];
     in_last  = jt_irange_q[s3_slot_q][26+LB] &&
@@ -745,7 +751,6 @@ module rocesec_protect_emit
   logic [KW-1:0] s4_out;
   logic [B-1:0] s4_keep;
   logic         s4_last;
-  slot_t        s4_slot;
   slot_t        s4_cur;
   logic         s4_go;
   logic         s5_ready;
@@ -810,7 +815,7 @@ module rocesec_protect_emit
       m_axis_tdata_o <= s4_out;
       m_axis_tkeep_o <= s4_keep;
       m_axis_tlast_o <= s4_last;
-      m_axis_tuser_o <= s4_last ? {2'b00, jt_fwd[s4_slot], jt_reason[s4_slot]} : 8'h00;
+      m_axis_tuser_o <= s4_last ? {2'b00, jt_fwd, jt_reason} : 8'h00;
     end
   end
 

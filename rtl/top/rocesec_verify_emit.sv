@@ -131,11 +131,13 @@ module rocesec_verify_emit
 
   // Slot bookkeeping (valid, E_K(J0) / hash / verdict written, the verdict, the key material),
   // shared with the protect emit (which also reads the valid bits).
-  logic [NumJobs-1:0]        jt_valid, jt_ekj0_v, jt_hash_v, jt_done_nx;
-  logic [NumJobs-1:0][3:0]   jt_reason;
-  logic [NumJobs-1:0][1:0]   jt_fwd;
-  logic [NumJobs-1:0][255:0] jt_kh;    // {key, h}
-  logic [NumJobs-1:0][127:0] jt_ekj0;  // E_K(J0)
+  // the read ports' slots (set by the stages below)
+  slot_t h_slot;     // frame whose hash subkey the GHASH feed reads
+  slot_t s4_slot;    // S4's frame (its verdict)
+  logic [NumJobs-1:0] jt_valid, jt_ekj0_v, jt_hash_v, jt_done_nx;
+  logic [127:0]       jt_key, jt_h, jt_ekj0;  // at ctr_ptr, h_slot, the ICV's slot
+  logic [3:0]         jt_reason;              // at s4_slot
+  logic [1:0]         jt_fwd;
 
   rocesec_job_slots #(
     .NumJobs (NumJobs)
@@ -162,10 +164,15 @@ module rocesec_verify_emit
     .ekj0_v_o      (jt_ekj0_v),
     .hash_v_o      (jt_hash_v),
     .done_next_o   (jt_done_nx),
+    .key_slot_i    (ctr_ptr),
+    .key_o         (jt_key),
+    .h_slot_i      (h_slot),
+    .h_o           (jt_h),
+    .ekj0_rd_slot_i (auth_ptr_q),
+    .ekj0_o        (jt_ekj0),
+    .verdict_slot_i (s4_slot),
     .reason_o      (jt_reason),
-    .fwd_o         (jt_fwd),
-    .kh_o          (jt_kh),
-    .ekj0_o        (jt_ekj0)
+    .fwd_o         (jt_fwd)
   );
 
   logic         icv_we;       // G output beat: capture ICV bytes / frame end
@@ -285,7 +292,7 @@ module rocesec_verify_emit
 
   always_comb begin
     ctr_job     = jt_q[ctr_ptr];
-    ctr_job.key = jt_kh[ctr_ptr][255:128];
+    ctr_job.key = jt_key;
   end
 
   rocesec_ctr #(
@@ -363,7 +370,6 @@ module rocesec_verify_emit
 
   // Input frame coordinates: AAD from ip_off, ciphertext [P, E).
   // One feed at every LANES (rocesec_ghash_feed_wide delegates to rocesec_ghash_feed at 1).
-  slot_t h_slot;  // frame whose hash subkey the feed reads
   rocesec_ghash_feed_wide #(
     .LANES (LANES),
     .SlotW (SlotW)
@@ -388,7 +394,7 @@ module rocesec_verify_emit
     .cur_cstart_i  ({9'h0, g_job.poff}),
     .cur_cend_i    ({1'b0, g_job.eoff}),
     .h_slot_o      (h_slot),
-    .h_i           (jt_kh[h_slot][127:0]),
+    .h_i           (jt_h),
     .out_valid_o   (g_valid),
     .out_ready_i   (dq_wready),
     .out_data_o    (g_data),
@@ -450,7 +456,7 @@ module rocesec_verify_emit
     logic [16:0] e;
     logic [127:0] tag;
     e            = {1'b0, a_job.eoff};
-    tag          = jt_hash_q[auth_ptr_q] ^ jt_ekj0[auth_ptr_q];
+    tag          = jt_hash_q[auth_ptr_q] ^ jt_ekj0;
     auth_valid_o = 1'b0;
     auth_ok_o    = 1'b0;
     if (auth_lag_q != '0) begin
@@ -815,7 +821,6 @@ module rocesec_verify_emit
   logic [KW-1:0] s4_out;
   logic [B-1:0] s4_keep;
   logic         s4_last;
-  slot_t        s4_slot;
   slot_t        s4_cur;
   logic         s5_ready;
   /* verilator lint_off UNUSEDSIGNAL */
@@ -889,8 +894,8 @@ module rocesec_verify_emit
   logic          fo_rd_go;     // a committed beat is read this cycle
 
   assign fo_saf    = fo_mid_q ? fo_saf_q : saf_i;
-  assign fo_tuser  = s4_last ? {2'b00, jt_fwd[s4_slot], jt_reason[s4_slot]} : 8'h00;
-  assign fo_bad    = fo_saf && s4_last && (jt_reason[s4_slot] != rocesec_pkg::ReasonOk);
+  assign fo_tuser  = s4_last ? {2'b00, jt_fwd, jt_reason} : 8'h00;
+  assign fo_bad    = fo_saf && s4_last && (jt_reason != rocesec_pkg::ReasonOk);
   // Store-and-forward: a frame filling the whole FIFO can never be committed.
   assign ovf_now   = fo_saf && fo_full_q && fo_cmrd_q;
   assign s5_ready  = !fo_full_q || fo_ovf_q || ovf_now;
