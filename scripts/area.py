@@ -8,8 +8,9 @@
 #
 # Why: the tops are synthesized flattened (scripts/synth.sh: only the AES pipelines, the KDF and
 # the FIFO RAMs keep their hierarchy), so Yosys's `stat` gives one total. A `-noflatten` run
-# splits it but maps every module on its own (about 30 % more LUT4, docs/rtl/fmax-log.md,
-# session 15), so its split is not the netlist that is placed. This reads the placed netlist.
+# splits it but maps every module on its own (22 % more LUT4 for the protect top and 16 % for
+# verify, docs/rtl/fmax-log.md, session 15), so its split is not the netlist that is placed.
+# This reads the placed netlist.
 #
 # How a cell is attributed. Yosys's flatten keeps the instance path in the names of the nets
 # and cells it copies ("u_dut.u_protect.u_emit.jt_q..."), and synth_ecp5 names each mapped cell
@@ -18,25 +19,30 @@
 # another form (a signal) ends it, and a path that starts at an input port (`_i`, `_ni`) is the
 # parent's. Then:
 #   - a register or RAM (TRELLIS_FF, DPR16X4, DP16KD) goes to the path of its output net's
-#     declared name (not an autoname; a name ending in _q first, an input port of another
-#     instance last); without one, to the path of its own cell name, except a register that
-#     Yosys named after the net it loads ("..._TRELLIS_FF_DI"), which goes as logic does;
+#     declared name (not an autoname; a name ending in _q first, then other names, an input
+#     port of another instance last, as its parent's; the deeper path first among equals);
+#     without one, to the path of its own cell name (about half of the FFs of a whole top:
+#     Yosys keeps few register names, and the cell names are chains of autonames that start at
+#     some net near the register), except a register that Yosys named after the net it loads
+#     ("..._TRELLIS_FF_DI"), which goes as logic does;
 #   - logic (LUT4, CCU2C, PFUMX, L6MUX21) goes to the path most of its sinks go to (registers,
 #     RAMs, kept instances; other logic by the same rule), so the logic in front of a register
 #     is counted with it; logic that feeds nothing attributed, by its own name.
 # Cells inside a kept module (a cell whose type is a non-blackbox module of the netlist) are
 # split the same way under that instance's path. --depth N keeps N levels below --under
 # (default u_dut, the pin wrapper's DUT). The totals are the netlist's exactly; a row is an
-# attribution: logic Yosys merged across a boundary goes one way, and rows that share a wide
-# interface can trade a few percent of the total from one netlist to the next.
+# attribution, and a coarse one: between the protect and verify netlists of ebad3bb and of
+# 8708760, whose RTL differs by one register per emit, rows moved by up to 6 % of the total
+# (verify's key stage 19.3 % -> 25.2 %, its header FIFO 5.4 % -> 1.2 %; protect's parse
+# 13.4 % -> 10.1 %). Read it for the large blocks, not for differences of a few percent.
 #
 # Counting (as scripts/synth.sh): LUT4 = LUT4 cells + 2 per CCU2C (a carry cell is two LUT4s);
 # FF = TRELLIS_FF; DPR = TRELLIS_DPR16X4 (16x4 distributed RAM; nextpnr packs each into a slice
 # pair's LUTs); EBR = DP16KD + PDPW16KD; PFUMX and L6MUX21 (the slice's wide-function muxes) are
 # counted apart, as "mux".
 #
-# Output: a Markdown table (or TSV with --tsv) sorted by LUT4, then the totals. Exit 0, 1 on a
-# netlist it cannot read, 2 on usage errors.
+# Output: a Markdown table (or TSV with --tsv) sorted by LUT4, then the totals. Exit 0; 1 on a
+# netlist it cannot read or one with no cell under --under; 2 on usage errors.
 import json
 import re
 import sys
@@ -124,6 +130,28 @@ def reg_path(cname, qbits, names):
     return best[1] if best is not None else None
 
 
+def check_netlist(netlist):
+    """Raise ValueError unless netlist has the shape of Yosys's write_json output (the parts
+    this script reads)."""
+    mods = netlist.get("modules") if isinstance(netlist, dict) else None
+    if not isinstance(mods, dict):
+        raise ValueError("no 'modules' object")
+    for name, m in mods.items():
+        if not isinstance(m, dict) or not isinstance(m.get("cells", {}), dict) or \
+                not isinstance(m.get("netnames", {}), dict) or \
+                not isinstance(m.get("attributes", {}), dict):
+            raise ValueError("module %s is not a module object" % name)
+        for cname, c in m.get("cells", {}).items():
+            if not isinstance(c, dict) or not isinstance(c.get("type"), str) or \
+                    not isinstance(c.get("connections", {}), dict) or \
+                    not isinstance(c.get("port_directions", {}), dict) or \
+                    not all(isinstance(v, list) for v in c.get("connections", {}).values()):
+                raise ValueError("cell %s of %s is not a cell object" % (cname, name))
+        for nname, n in m.get("netnames", {}).items():
+            if not isinstance(n, dict) or not isinstance(n.get("bits"), list):
+                raise ValueError("net %s of %s is not a net object" % (nname, name))
+
+
 def split(netlist, depth, under):
     """Per module (depth levels below `under`), the counts of each column; and the totals.
 
@@ -131,8 +159,9 @@ def split(netlist, depth, under):
     combinational cells (LUT4, CCU2C, PFUMX, L6MUX21), and registers whose output kept no
     declared name, to the module of what they feed (the most frequent among their sinks:
     named registers, kept instances, or other cells so attributed)."""
+    check_netlist(netlist)
     mods = netlist["modules"]
-    tops = [m for m, v in mods.items() if int(str(v.get("attributes", {}).get("top", "0")), 2)]
+    tops = [m for m, v in mods.items() if str(v.get("attributes", {}).get("top", "0")).strip("0")]
     if len(tops) != 1:
         raise ValueError("netlist has %d top modules" % len(tops))
     rows = defaultdict(lambda: defaultdict(int))
@@ -149,7 +178,10 @@ def split(netlist, depth, under):
             rows[key][c] += n
             totals[c] += n
 
-    def walk(mod, prefix):
+    def walk(mod, prefix, stack=()):
+        if mod in stack:
+            raise ValueError("module %s instantiates itself" % mod)
+        stack = stack + (mod,)
         m = mods[mod]
         names = real_names(m.get("netnames", {}))
         cells = m["cells"]
@@ -159,7 +191,7 @@ def split(netlist, depth, under):
             ctype = cell["type"]
             sub = mods.get(ctype)
             if sub is not None and "blackbox" not in sub.get("attributes", {}):
-                walk(ctype, prefix + cname.split("."))  # a kept module, under its instance path
+                walk(ctype, prefix + cname.split("."), stack)  # a kept module, under its path
                 info[cname] = (None, "inst")
             else:
                 if sub is not None:  # a library cell, maybe a copy ($paramod$...\TRELLIS_FF)
@@ -263,109 +295,164 @@ def table(rows, totals, tsv):
 
 
 def self_test():
-    assert module_path("u_dut.u_emit.jt_q.3.56_DI_LUT4_Z") == ["u_dut", "u_emit"]
-    assert module_path("u_dut.u_aes.gen_round[3].u_sbox.x_q_TRELLIS_FF_Q") == \
-        ["u_dut", "u_aes", "gen_round[3]", "u_sbox"]
-    assert module_path("arready_o_LUT4_Z") == []
-    assert module_path("u_dut.st_mem.u_x.y") == ["u_dut"]  # a signal level ends the path
-    # a register that drives an input port of u_q is its parent's
-    assert module_path("u_dut.u_q.wdata_i_TRELLIS_FF_Q_3") == ["u_dut"]
-    assert module_path("u_dut.u_q.rdata_o_LUT4_Z") == ["u_dut", "u_q"]
-    assert module_path("u_dut.u_q.mem_q.0.1_DO_LUT4_Z") == ["u_dut", "u_q"]
-    net = {"modules": {
+    """Small netlists with known answers; 0 if all hold, else 1 (explicit checks, so that
+    python3 -O runs them too)."""
+    failures = []
+
+    def check(cond, what):
+        if not cond:
+            failures.append(what)
+
+    # names
+    check(module_path("u_dut.u_emit.jt_q.3.56_DI_LUT4_Z") == ["u_dut", "u_emit"], "path")
+    check(module_path("u_dut.u_aes.gen_round[3].u_sbox.x_q_TRELLIS_FF_Q") ==
+          ["u_dut", "u_aes", "gen_round[3]", "u_sbox"], "generate scope")
+    check(module_path("arready_o_LUT4_Z") == [], "top-level name")
+    check(module_path("u_dut.st_mem.u_x.y") == ["u_dut"], "a signal level ends the path")
+    check(module_path("u_dut.u_q.wdata_i_TRELLIS_FF_Q_3") == ["u_dut"], "input port: parent")
+    check(module_path("u_dut.u_q.rdata_o_LUT4_Z") == ["u_dut", "u_q"], "output port: own")
+
+    i, o = "input", "output"
+
+    def ff(d, q):
+        return {"type": "TRELLIS_FF", "port_directions": {"DI": i, "Q": o},
+                "connections": {"DI": [d], "Q": [q]}}
+
+    def lut(ins, z):
+        dirs = {"Z": o}
+        conns = {"Z": [z]}
+        for n, b in zip("ABCD", ins):
+            dirs[n], conns[n] = i, [b]
+        return {"type": "LUT4", "port_directions": dirs, "connections": conns}
+
+    # counting and kept hierarchy: CCU2C counts 2, a library blackbox with cells inside (as
+    # Yosys writes DP16KD) is one EBR, a kept module's cells go under its instance path, a
+    # parameterized copy of a library cell counts as the cell
+    net1 = {"modules": {
         "top": {"attributes": {"top": "00000000000000000000000000000001"}, "cells": {
             "u_dut.u_a.x_LUT4_Z": {"type": "LUT4"},
             "u_dut.u_a.u_b.c_CCU2C": {"type": "CCU2C"},
-            "u_dut.u_a.q_TRELLIS_FF_Q": {"type": "TRELLIS_FF"},
+            "u_dut.u_a.p_FF": {"type": "$paramod$0\\TRELLIS_FF"},
             "pin_LUT4_Z": {"type": "LUT4"},
             "u_dut.u_k": {"type": "kept"},
-            "u_dut.u_a.p_FF": {"type": "$paramod$0\\TRELLIS_FF"},
+            "u_dut.u_e.rom": {"type": "DP16KD"},
         }},
-        "LUT4": {"attributes": {"blackbox": "1"}, "cells": {}},
-        "$paramod$0\\TRELLIS_FF": {"attributes": {"blackbox": "1", "hdlname": "TRELLIS_FF"},
-                                   "cells": {}},
         "kept": {"attributes": {}, "cells": {
-            "gen_r[0].rom": {"type": "DP16KD"},
             "gen_r[0].y_LUT4_Z": {"type": "LUT4"},
             "m_PFUMX": {"type": "PFUMX"},
         }},
+        "DP16KD": {"attributes": {"blackbox": "1"}, "cells": {"inner": {"type": "LUT4"}}},
+        "$paramod$0\\TRELLIS_FF": {"attributes": {"blackbox": "1", "hdlname": "TRELLIS_FF"},
+                                   "cells": {}},
     }}
-    rows, totals = split(net, 1, ["u_dut"])
-    assert totals["lut4"] == 5 and totals["ff"] == 2 and totals["ebr"] == 1, totals
-    assert rows["u_a"]["lut4"] == 3 and rows["u_a"]["ff"] == 2, dict(rows["u_a"])
-    assert rows["u_k"]["lut4"] == 1 and rows["u_k"]["ebr"] == 1 and rows["u_k"]["mux"] == 1
-    assert rows["(outside u_dut)"]["lut4"] == 1
-    rows, _ = split(net, 2, ["u_dut"])
-    assert rows["u_a.u_b"]["lut4"] == 2 and rows["u_a"]["lut4"] == 1
-    assert sum(v["lut4"] for v in rows.values()) == 5
-    # by connectivity: a LUT named after a net of u_a that feeds a register of u_b is u_b's;
-    # a register named after the net it loads (..._TRELLIS_FF_DI) goes by what it feeds; an
-    # unnamed register that only feeds itself falls back on its name
-    i, o = "input", "output"
-    net2 = {"modules": {
-        "top": {"attributes": {"top": "1"}, "netnames": {
-            "u_dut.u_b.r_q": {"bits": [3]},
-            "u_dut.u_a.x_LUT4_Z": {"bits": [2]},  # autonamed: not a declared name
-            "u_dut.u_c.s_q": {"bits": [6]},
-        }, "cells": {
-            "u_dut.u_a.x_LUT4_Z": {"type": "LUT4", "port_directions": {"A": i, "Z": o},
-                                   "connections": {"A": [1], "Z": [2]}},
-            "u_dut.u_a.r_TRELLIS_FF_Q": {"type": "TRELLIS_FF",
-                                         "port_directions": {"DI": i, "Q": o},
-                                         "connections": {"DI": [2], "Q": [3]}},
-            "u_dut.u_a.m.0_DO_TRELLIS_FF_DI": {"type": "TRELLIS_FF",
-                                               "port_directions": {"DI": i, "Q": o},
-                                               "connections": {"DI": [3], "Q": [4]}},
-            "u_dut.u_a.y_LUT4_Z": {"type": "LUT4", "port_directions": {"A": i, "B": i, "Z": o},
-                                   "connections": {"A": [4], "B": [7], "Z": [5]}},
-            "u_dut.u_c.s_TRELLIS_FF_Q": {"type": "TRELLIS_FF",
-                                         "port_directions": {"DI": i, "Q": o},
-                                         "connections": {"DI": [5], "Q": [6]}},
-            "u_dut.u_a.l.0_DO_TRELLIS_FF_DI": {"type": "TRELLIS_FF",
-                                               "port_directions": {"DI": i, "Q": o},
-                                               "connections": {"DI": [8], "Q": [8]}},
-        }},
-    }}
-    rows, totals = split(net2, 1, ["u_dut"])
-    assert rows["u_b"]["lut4"] == 1 and rows["u_b"]["ff"] == 1, dict(rows["u_b"])
-    assert rows["u_c"]["lut4"] == 1 and rows["u_c"]["ff"] == 2, dict(rows["u_c"])
-    assert rows["u_a"]["ff"] == 1 and totals["ff"] == 4 and totals["lut4"] == 2
+    rows, totals = split(net1, 1, ["u_dut"])
+    check(dict(totals) == {"lut4": 5, "ff": 1, "ebr": 1, "mux": 1}, "net1 totals %s" % totals)
+    check(rows["u_a"]["lut4"] == 3 and rows["u_a"]["ff"] == 1, "net1 u_a")
+    check(rows["u_k"]["lut4"] == 1 and rows["u_k"]["mux"] == 1, "net1 kept module")
+    check(rows["u_e"]["ebr"] == 1, "net1 EBR")
+    check(rows["(outside u_dut)"]["lut4"] == 1, "net1 outside")
+    rows, _ = split(net1, 2, ["u_dut"])
+    check(rows["u_a.u_b"]["lut4"] == 2 and rows["u_a"]["lut4"] == 1, "net1 depth 2")
+
+    # registers by their output's declared names; logic by what it feeds
+    net2 = {"modules": {"top": {"attributes": {"top": "1"}, "netnames": {
+        "u_dut.u_b.r_q": {"bits": [3]},
+        "u_dut.u_a.x_LUT4_Z": {"bits": [2]},           # an autoname: not a declared name
+        "u_dut.u_c.s_q": {"bits": [6]},
+        "u_dut.u_x.data_i": {"bits": [10, 12]},        # input port of u_x: its parent's
+        "u_dut.u_y.r_q": {"bits": [10]},               # _q beats the port
+        "u_dut.u_y.plain": {"bits": [12]},             # a plain name beats the port
+        "u_dut.u_a.w": {"bits": [13]},
+        "u_dut.u_a.u_d.w": {"bits": [13]},             # the deeper of two plain names
+        "u_dut.u_h.h_q": {"bits": [14], "hide_name": 1},
+        "u_dut.u_z.z_TRELLIS_FF_Q": {"bits": [15]},    # an autoname on Q: ignored
+        "u_dut.u_m.mem_q": {"bits": [16]},
+        "u_dut.u_v.only_i": {"bits": [21]},
+        "u_dut.u_g.g_q": {"bits": [22]},              # _q beats a deeper plain name
+        "u_dut.u_w.u_deep.g_o": {"bits": [22]},
+    }, "cells": {
+        "u_dut.u_a.x_LUT4_Z": lut([1], 2),
+        "u_dut.u_a.r_TRELLIS_FF_Q": ff(2, 3),
+        "u_dut.u_a.m.0_DO_TRELLIS_FF_DI": ff(3, 4),     # named after its D net: by its sinks
+        "u_dut.u_a.y_LUT4_Z": lut([4], 5),
+        "u_dut.u_c.s_TRELLIS_FF_Q": ff(5, 6),
+        "u_dut.u_a.l.0_DO_TRELLIS_FF_DI": ff(8, 8),     # feeds only itself: by its name
+        # a LUT whose sinks are u_c (first), then u_b twice: the majority wins
+        "u_dut.u_c.v_LUT4_Z": lut([6], 9),
+        "u_dut.u_c.t_TRELLIS_FF_Q": ff(9, 30),
+        "u_dut.u_b.t1_TRELLIS_FF_Q": ff(9, 3),
+        "u_dut.u_b.t2_TRELLIS_FF_Q": ff(9, 3),
+        "u_dut.u_n.a_TRELLIS_FF_Q": ff(0, 10),
+        "u_dut.u_n.b_TRELLIS_FF_Q": ff(0, 12),
+        "u_dut.u_n.c_TRELLIS_FF_Q": ff(0, 13),
+        "u_dut.u_n.d_TRELLIS_FF_Q": ff(0, 14),
+        "u_dut.u_n.e_TRELLIS_FF_Q": ff(0, 15),
+        "u_dut.u_n.f_TRELLIS_FF_Q": ff(0, 21),
+        "u_dut.u_n.g_TRELLIS_FF_Q": ff(0, 22),
+        "u_dut.u_n.ram": {"type": "TRELLIS_DPR16X4", "port_directions": {"DO": o},
+                          "connections": {"DO": [16]}},
+    }}}}
+    rows, totals = split(net2, 2, ["u_dut"])
+    check(rows["u_b"]["lut4"] == 2, "logic goes with the register it feeds, by majority")
+    check(rows["u_c"]["lut4"] == 1 and rows["u_c"]["ff"] == 3, "u_c %s" % dict(rows["u_c"]))
+    check(rows["u_a"]["ff"] == 1, "a register feeding only itself keeps its name's module")
+    check(rows["u_y"]["ff"] == 2, "a _q name and a plain name beat an input port")
+    check(rows["u_a.u_d"]["ff"] == 1, "the deeper of two plain names")
+    check(rows["u_n"]["ff"] == 2, "hidden and autonamed Q nets fall back on the cell name")
+    check(rows["(u_dut)"]["ff"] == 1, "an input port alone: its parent")
+    check(rows["u_m"]["dpr"] == 1, "a RAM by its output's name")
+    check(rows["u_g"]["ff"] == 1, "a _q name beats a deeper plain one")
+    check(totals["ff"] == 14 and totals["lut4"] == 3 and totals["dpr"] == 1, "net2 totals")
+    if failures:
+        for f in failures:
+            print("area.py self-test FAILED: " + f, file=sys.stderr)
+        return 1
     print("area.py self-test: ok")
+    return 0
+
+
+USAGE = "usage: area.py NETLIST.json [--depth N] [--under PREFIX] [--tsv] | --self-test"
 
 
 def main(argv):
-    if argv[1:] == ["--self-test"]:
-        self_test()
-        return 0
     args = argv[1:]
-    depth, under, tsv, path = 1, None, False, None
+    if args == ["--self-test"]:
+        return self_test()
+    if args and args[0] in ("-h", "--help"):
+        print(USAGE)
+        return 0
+    depth, under, tsv, path = 1, ["u_dut"], False, None
     try:
         while args:
             a = args.pop(0)
+            if a in ("--depth", "--under") and not args:
+                raise ValueError("missing value for " + a)
             if a == "--depth":
                 depth = int(args.pop(0))
+                if depth < 1:
+                    raise ValueError("--depth must be 1 or more")
             elif a == "--under":
                 under = [p for p in args.pop(0).split(".") if p]
             elif a == "--tsv":
                 tsv = True
-            elif path is None and not a.startswith("--"):
+            elif path is None and not a.startswith("-"):
                 path = a
             else:
-                raise ValueError(a)
-        if path is None or depth < 1:
-            raise ValueError("no netlist")
-    except (ValueError, IndexError) as e:
-        print("usage: area.py NETLIST.json [--depth N] [--under PREFIX] [--tsv] (%s)" % e,
-              file=sys.stderr)
+                raise ValueError("unexpected argument " + a)
+        if path is None:
+            raise ValueError("no netlist named")
+    except ValueError as e:
+        print("%s (%s)" % (USAGE, e), file=sys.stderr)
         return 2
     try:
         with open(path) as f:
             netlist = json.load(f)
-        if under is None:
-            under = ["u_dut"]
         rows, totals = split(netlist, depth, under)
-    except (OSError, ValueError, KeyError, TypeError) as e:
+    except (OSError, ValueError) as e:
         print("area.py: cannot read %s: %s" % (path, e), file=sys.stderr)
+        return 1
+    if under and all(r.startswith("(outside ") for r in rows):
+        print("area.py: no cell of %s is under %s" % (path, ".".join(under)), file=sys.stderr)
         return 1
     print(table(rows, totals, tsv))
     return 0

@@ -188,10 +188,12 @@ run_target() {
   # a whole top: its area by module (scripts/area.py), for the doc's "Area by module"
   case "$top" in
     rocesec_protect_syn|rocesec_verify_syn)
+      # the wrapper's DUT holds the top as u_protect / u_verify (rocesec_*_axil)
+      m=${top%_syn}
       {
         echo "commit=$(sed -n 's/^commit=//p' "$RES/$tag.txt")"
-        python3 scripts/area.py "$OUT/$tag.json" --under "u_dut.u_${top%_syn}" --depth 2 --tsv
-      } > "$RES/$tag.area.tsv" ;;
+        python3 scripts/area.py "$OUT/$tag.json" --under "u_dut.u_${m#rocesec_}" --depth 2 --tsv
+      } > "$RES/$tag.area.tsv.new" && mv "$RES/$tag.area.tsv.new" "$RES/$tag.area.tsv" ;;
   esac
 
   if [ "$PNR" = 1 ]; then pnr_target "$tag"; fi
@@ -251,18 +253,19 @@ write_area_doc() {
   echo "## Area by module (whole tops)"
   echo
   echo "Each whole top's netlist (\`scripts/synth.sh <target>\`, at the commit named) split by"
-  echo "\`scripts/area.py\`, two levels of instances below the top; a row is that module's own logic"
-  echo "without its children's (\`u_emit\` without \`u_emit.u_ctr\`). Registers and RAMs go to the"
-  echo "module whose declared name their output kept, logic to the module of what it feeds (the"
-  echo "script's header has the rules). The totals are the netlist's exactly; a row is an attribution,"
-  echo "and rows that share a wide interface can trade a few percent of the total from one netlist to"
-  echo "the next (the protect top's \`u_key.u_verdict_q\`: 3.4 % at ebad3bb, 0.1 % at 8708760)."
-  echo "Registers Yosys kept no name for go with what they feed or, failing that, by their own cell"
-  echo "name: the \`u_hdr_q\` rows are mostly the key stage's descriptor register, loaded from that"
-  echo "FIFO (the FIFO itself is the row's DPR16X4). \`(u_dut.u_…)\` is the top's own glue,"
-  echo "\`(outside …)\` the pin wrapper and the register interface."
+  echo "\`scripts/area.py\` into the instances two levels below the top (\`u_dut.u_protect\` or"
+  echo "\`u_dut.u_verify\` in the pin wrapper); a row is that module's own logic without its"
+  echo "children's (\`u_emit\` without \`u_emit.u_ctr\`). Registers and RAMs go to the module"
+  echo "whose declared name their output kept, logic to the module of what it feeds, and registers"
+  echo "whose output kept no name (about half) by their autonamed cell name (the script's header"
+  echo "has the rules). The totals are the netlist's exactly; a row is a coarse attribution, which"
+  echo "moved by up to 6 % of the total between two netlists of nearly the same RTL (the script's"
+  echo "header): read it for the large blocks. \`(u_dut.u_…)\` is the top's own glue and"
+  echo "\`(outside …)\` the pin wrapper and the register interface, each with some registers and"
+  echo "logic of their neighbours."
   for f in "$RES"/*.area.tsv; do
     t=$(basename "$f" .area.tsv)
+    grep -q $'^(total)\t[1-9]' "$f" || { echo "synth.sh: $f has no total; skipped" >&2; continue; }
     echo
     echo "\`$t\` at $(sed -n '1s/^commit=//p' "$f"):"
     echo

@@ -282,8 +282,8 @@ pub struct EmitParams {
     pub sechdr: usize,
     /// ICV bytes (`rocesec_pkg::IcvBytes` = 16).
     pub icv: usize,
-    /// Cycles from the key stage's final verdict to the job table's `jt_done_v_q`: 2
-    /// (`done_valid_o` register in the key stage, table write in emit).
+    /// Cycles from the key stage's final verdict to the job table's done bit (`done_v_q` in
+    /// `rocesec_job_slots`): 2 (`done_valid_o` register in the key stage, table write in emit).
     pub done_cycles: u64,
 }
 

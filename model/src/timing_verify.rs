@@ -92,8 +92,8 @@ pub struct EmitParams {
     pub prime_steps: usize,
     /// Output frame FIFO depth in beats (`FrameBeats` = 512).
     pub frame_beats: usize,
-    /// Cycles from the verdict (`fin_take` in the key stage) to `jt_done_v_q`: 2
-    /// (`done_valid_o` register, job-table write).
+    /// Cycles from the verdict (`fin_take` in the key stage) to the done bit (`done_v_q` in
+    /// `rocesec_job_slots`): 2 (`done_valid_o` register, job-table write).
     pub done_cycles: u64,
 }
 

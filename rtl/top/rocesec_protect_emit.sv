@@ -220,7 +220,7 @@ module rocesec_protect_emit
   always_ff @(posedge clk_i) begin
     if (job_fire) begin
       jt_soff_q[wr_ptr] <= {job_so[4], job_so[3], job_so[2], job_so[1], job_so[0],
-                              rocesec_pkg::hdr_fo(job_i)};
+                            rocesec_pkg::hdr_fo(job_i)};
     end
   end
 
@@ -251,8 +251,8 @@ module rocesec_protect_emit
   always_ff @(posedge clk_i) begin
     if (job_fire) begin
       jt_irange_q[wr_ptr] <= job_i.protect ? {job_icv_last != job_icv_first,
-                                                job_icv0[LB-1:0], job_icv_last, job_icv_first}
-                                             : {1'b0, LB'(0), 13'd0, 13'h1FFF};
+                                              job_icv0[LB-1:0], job_icv_last, job_icv_first}
+                                           : {1'b0, LB'(0), 13'd0, 13'h1FFF};
     end
   end
 
@@ -262,11 +262,9 @@ module rocesec_protect_emit
     if (hash_we) jt_hash_q[hash_slot] <= hash_data;
   end
 
-
   ////////////////////////////////
   // AES: E_K(J0) and keystream //
   ////////////////////////////////
-
 
   logic              ks_pop;
   logic              ks_valid;
@@ -381,7 +379,6 @@ module rocesec_protect_emit
       if (free_we) s1_started_q[free_slot] <= 1'b0;
     end
   end
-
 
   always_comb begin
     logic [KW-1:0] cur;

@@ -250,7 +250,7 @@ module rocesec_verify_emit
   logic [51+rocesec_pkg::HdrFoBits-1:0] jt_soff_q [NumJobs];
   always_ff @(posedge clk_i) begin
     if (job_fire) jt_soff_q[wr_ptr] <= {job_so[3], job_so[2], job_so[1],
-                                          rocesec_pkg::hdr_fo(job_i)};
+                                        rocesec_pkg::hdr_fo(job_i)};
   end
 
   // The frame's GHASH (written by G's hash output) and its received ICV (bytes [E, E + 16) of
@@ -276,8 +276,6 @@ module rocesec_verify_emit
       end
     end
   end
-
-
 
   ////////////////////////////////
   // AES: E_K(J0) and keystream //
