@@ -256,14 +256,16 @@ write_area_doc() {
   echo "\`scripts/area.py\` into the instances two levels below the top (\`u_dut.u_protect\` or"
   echo "\`u_dut.u_verify\` in the pin wrapper); a row is that module's own logic without its"
   echo "children's (\`u_emit\` without \`u_emit.u_ctr\`). Registers and RAMs go to the module"
-  echo "whose declared name their output kept or, for the half of the registers whose output kept"
+  echo "whose declared name their output kept or, for the ~60 % of the registers whose output kept"
   echo "none, to the module most declared names near them point to; logic goes to the module of"
   echo "what it feeds (the script's header has the rules). The totals are the netlist's exactly; a"
   echo "row is an attribution, which stayed within 3 % of the total over three netlists of nearly"
-  echo "the same RTL (the script's header). Known bias: registers next to a FIFO's read data go with"
-  echo "the FIFO, so the \`u_hdr_q\` rows hold the key stage's descriptor register and the logic"
-  echo "around it, not the FIFO alone (its RAM is the row's DPR16X4). \`(u_dut.u_…)\` is the top's"
-  echo "own glue and \`(outside …)\` the pin wrapper and the register interface."
+  echo "the same RTL but is wrong inside the key stage, which kept almost no names of its own: the"
+  echo "\`u_hdr_q\` rows (a 4-deep FIFO, its RAM the row's DPR16X4) hold mostly the QP identity"
+  echo "table of \`u_key.u_ident\`, which has no row, and \`u_key.u_verdict_q\` the key stage's"
+  echo "counters. Read the key stage as \`u_key\`, its children and \`u_hdr_q\` together."
+  echo "\`(u_dut.u_…)\` is the top's own glue and \`(outside …)\` the pin wrapper and the register"
+  echo "interface."
   for f in "$RES"/*.area.tsv; do
     t=$(basename "$f" .area.tsv)
     grep -q $'^(total)\t[1-9]' "$f" || { echo "synth.sh: $f has no total; skipped" >&2; continue; }
