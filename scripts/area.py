@@ -19,8 +19,9 @@
 # another form (a signal) ends it, and a path that starts at an input port (`_i`, `_ni`) is the
 # parent's. Then:
 #   - a register or RAM (TRELLIS_FF, DPR16X4, DP16KD) goes to the path of its output net's
-#     declared name (not an autoname; a name ending in _q first, then other names, an input
-#     port of another instance last, as its parent's; the deeper path first among equals);
+#     declared name (not an autoname; its own register name (_q) or output port first, then
+#     other names, another instance's input port last, as its parent's; the deeper path first
+#     among equals);
 #   - a register whose output kept no declared name (about 60 % of the FFs of a whole top:
 #     Yosys keeps few register names) goes to the path most of the declared names near it
 #     point to: a breadth-first walk over nets, not through nets of more than FANOUT_CAP cells
@@ -117,6 +118,17 @@ NEAR_ENOUGH = 4.0   # weighted names that end the walk early
 FANOUT_CAP = 64     # nets with more cells than this are not walked through
 
 
+def name_levels(name):
+    """(the leading u_* / gen_* levels of a hierarchical name, its last component)."""
+    parts = name.split(".")
+    lv = []
+    for part in parts[:-1]:
+        if not LEVEL.match(part):
+            break
+        lv.append(part)
+    return lv, parts[-1]
+
+
 def near_name(ns, drives):
     """The instance path that the declared names ns of one net point to, for a cell that drives
     the net (drives) or reads it: a port name is the module on the cell's side of it (reading
@@ -125,13 +137,7 @@ def near_name(ns, drives):
     None without a declared name."""
     best = None
     for n in ns:
-        parts = n.split(".")
-        sig = parts[-1]
-        lv = []
-        for part in parts[:-1]:
-            if not LEVEL.match(part):
-                break
-            lv.append(part)
+        lv, sig = name_levels(n)
         if INPUT.search(sig):
             rank, lv = (0, lv) if not drives else (2, lv[:-1])
         elif OUTPUT.search(sig):
@@ -146,32 +152,15 @@ def near_name(ns, drives):
     return None if best is None else best[1]
 
 
-def reg_path(cname, qbits, names):
-    """The instance path of a sequential cell: from the declared names of its output net (a
-    register's own name such as u_key.d_q first; an input port of another instance last, as its
-    parent's; the deeper path first among equals), or None if it kept none."""
-    best = None
+def reg_path(qbits, names):
+    """The instance path of a sequential cell from the declared names of its output net, which
+    it drives (near_name: its own register name or output port first, another instance's input
+    port last, as its parent's), or None if it kept none."""
     for b in qbits:
-        for n in names.get(b, ()):
-            parts = n.split(".")
-            sig = parts[-1]
-            lv = []
-            for part in parts[:-1]:
-                if not LEVEL.match(part):
-                    break
-                lv.append(part)
-            if sig.endswith("_q") or "_q[" in sig:
-                rank = 0
-            elif INPUT.search(sig):
-                rank, lv = 2, lv[:-1]
-            else:
-                rank = 1
-            key = (rank, -len(lv), n)
-            if best is None or key < best[0]:
-                best = (key, lv)
-        if best is not None:
-            break
-    return best[1] if best is not None else None
+        path = near_name(names.get(b, ()), True)
+        if path is not None:
+            return path
+    return None
 
 
 def check_netlist(netlist):
@@ -298,7 +287,7 @@ def split(netlist, depth, under):
                 qbits = [b for p, bs in cell.get("connections", {}).items()
                          if dirs.get(p) == "output" for b in bs if isinstance(b, int)]
                 if cname not in seq_memo:
-                    rp = reg_path(cname, qbits, names)
+                    rp = reg_path(qbits, names)
                     seq_memo[cname] = prefix + (rp if rp is not None else near_path(cname))
                 return seq_memo[cname]
             return None  # combinational: by its sinks
@@ -456,7 +445,7 @@ def self_test():
         "u_dut.u_e2.w": {"bits": [54]},                # two plain names: the deeper
         "u_dut.u_e2.u_f.w": {"bits": [54]},
         "u_dut.u_g.g_q": {"bits": [22]},              # _q beats a deeper plain name
-        "u_dut.u_w.u_deep.g_o": {"bits": [22]},
+        "u_dut.u_w.u_deep.g": {"bits": [22]},
     }, "cells": {
         "u_dut.u_a.x_LUT4_Z": lut([1], 2),
         "u_dut.u_a.r_TRELLIS_FF_Q": ff(2, 3),
