@@ -15,7 +15,8 @@
 //   done_v     the final verdict has come (done_valid_i, in job order: the oldest job without
 //              one), cleared by a new job; with its reason (4 bits) and forwarding (2 bits);
 //   kh         {key, H} of the job (2 x 128 bits, byte 0 in the top bits);
-//   ekj0       E_K(J0), SP 800-38D §7.1 step 6's first counter block encrypted.
+//   ekj0       E_K(J0), the encrypted pre-counter block that masks the tag (SP 800-38D §7.1,
+//              step 6).
 // The key material (kh, ekj0) is held in registers without reset and cleared when the job
 // leaves (a synchronous clear, no read-modify-write of the entry); a write in the cycle of a
 // free of the same slot wins.
