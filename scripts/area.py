@@ -52,6 +52,9 @@
 # pair's LUTs); EBR = DP16KD + PDPW16KD; PFUMX and L6MUX21 (the slice's wide-function muxes) are
 # counted apart, as "mux".
 #
+# --compare N1 N2 ... prints each row's share of the LUT4 total in every netlist and its swing
+# (how the stability above was measured).
+#
 # Output: a Markdown table (or TSV with --tsv) sorted by LUT4, then the totals. Exit 0; 1 on a
 # netlist it cannot read or one with no cell under --under; 2 on usage errors.
 import json
@@ -495,6 +498,9 @@ def self_test():
     check(rows["u_g"]["ff"] == 1, "a _q name beats a deeper plain one")
     check(totals["ff"] == 19 and totals["lut4"] == 3 + FANOUT_CAP + 1 and totals["dpr"] == 1,
           "net2 totals %s" % dict(totals))
+    c = compare([({"a": {"lut4": 30}, "b": {"lut4": 70}}, {"lut4": 100}),
+                 ({"a": {"lut4": 50}, "b": {"lut4": 50}}, {"lut4": 100})])
+    check(c.endswith("largest swing: 20.0 % of the LUT4 total"), "compare: the largest swing")
     if failures:
         for f in failures:
             print("area.py self-test FAILED: " + f, file=sys.stderr)
@@ -503,7 +509,26 @@ def self_test():
     return 0
 
 
-USAGE = "usage: area.py NETLIST.json [--depth N] [--under PREFIX] [--tsv] | --self-test"
+USAGE = ("usage: area.py NETLIST.json [--depth N] [--under PREFIX] [--tsv] | "
+         "--compare NETLIST.json... [--depth N] [--under PREFIX] | --self-test")
+
+
+def compare(tables):
+    """Rows as % of each netlist's LUT4 total, side by side, with each row's swing (max - min)
+    and the largest swing: how far the attribution moves between netlists."""
+    pcts = []
+    for rows, totals in tables:
+        t = totals["lut4"] or 1
+        pcts.append({r: 100.0 * v["lut4"] / t for r, v in rows.items()})
+    keys = sorted(set().union(*pcts), key=lambda r: (-max(p.get(r, 0.0) for p in pcts), r))
+    lines, worst = [], 0.0
+    for r in keys:
+        v = [p.get(r, 0.0) for p in pcts]
+        swing = max(v) - min(v)
+        worst = max(worst, swing)
+        lines.append("%-36s %s  swing %.1f" % (r, " ".join("%5.1f" % x for x in v), swing))
+    lines.append("largest swing: %.1f %% of the LUT4 total" % worst)
+    return "\n".join(lines)
 
 
 def main(argv):
@@ -514,6 +539,10 @@ def main(argv):
         print(USAGE)
         return 0
     depth, under, tsv, path = 1, ["u_dut"], False, None
+    paths = []
+    cmp_mode = bool(args) and args[0] == "--compare"
+    if cmp_mode:
+        args.pop(0)
     try:
         while args:
             a = args.pop(0)
@@ -527,15 +556,30 @@ def main(argv):
                 under = [p for p in args.pop(0).split(".") if p]
             elif a == "--tsv":
                 tsv = True
+            elif cmp_mode and not a.startswith("-"):
+                paths.append(a)
             elif path is None and not a.startswith("-"):
                 path = a
             else:
                 raise ValueError("unexpected argument " + a)
-        if path is None:
+        if cmp_mode and len(paths) < 2:
+            raise ValueError("--compare needs two netlists or more")
+        if not cmp_mode and path is None:
             raise ValueError("no netlist named")
     except ValueError as e:
         print("%s (%s)" % (USAGE, e), file=sys.stderr)
         return 2
+    if cmp_mode:
+        tables = []
+        for p in paths:
+            try:
+                with open(p) as f:
+                    tables.append(split(json.load(f), depth, under))
+            except (OSError, ValueError, RecursionError) as e:
+                print("area.py: cannot read %s: %s" % (p, e), file=sys.stderr)
+                return 1
+        print(compare(tables))
+        return 0
     try:
         with open(path) as f:
             netlist = json.load(f)
