@@ -73,13 +73,8 @@ COLS = ("lut4", "ff", "dpr", "ebr", "mux")
 def module_path(name):
     """The instance path of a cell name: its leading u_* / gen_* levels, less the last if the
     name starts at an input port of that instance (the logic behind it is its parent's)."""
-    parts = name.split(".")
-    out = []
-    for i, part in enumerate(parts[:-1]):  # the last level is the cell's or signal's own name
-        if not LEVEL.match(part):
-            break
-        out.append(part)
-    root = SUFFIX.split(parts[len(out)], 1)[0]  # the net the name starts from
+    out, _ = name_levels(name)  # (the last level is the cell's or signal's own name)
+    root = SUFFIX.split(name.split(".")[len(out)], 1)[0]  # the net the name starts from
     if out and INPUT.search(root):
         out.pop()
     return out
@@ -166,6 +161,11 @@ def reg_path(qbits, names):
     return None
 
 
+def majority(votes):
+    """The path with the most votes (ties: the greater path, so the result is deterministic)."""
+    return list(max(votes.items(), key=lambda kv: (kv[1], kv[0]))[0])
+
+
 def check_netlist(netlist):
     """Raise ValueError unless netlist has the shape of Yosys's write_json output (the parts
     this script reads)."""
@@ -221,8 +221,9 @@ def split(netlist, depth, under):
         m = mods[mod]
         names = real_names(m.get("netnames", {}))
         cells = m.get("cells", {})
-        info = {}      # cell -> (kind dict, base type)
-        sinks = defaultdict(list)  # bit -> consuming cells
+        info = {}                      # cell -> (kind dict, base type)
+        sinks = defaultdict(list)      # bit -> consuming cells
+        bit_cells = defaultdict(list)  # bit -> every cell on it (for the walk in near_path)
         for cname, cell in cells.items():
             ctype = cell["type"]
             sub = mods.get(ctype)
@@ -235,19 +236,13 @@ def split(netlist, depth, under):
                 info[cname] = (kind(ctype), ctype)
             dirs = cell.get("port_directions", {})
             for port, bits in cell.get("connections", {}).items():
-                if dirs.get(port) == "input":
-                    for b in bits:
-                        if isinstance(b, int):
-                            sinks[b].append(cname)
-        memo = {}
-        # every cell on each bit (any direction), for the neighbourhood vote below
-        bit_cells = defaultdict(list)
-        for cname, cell in cells.items():
-            for bits in cell.get("connections", {}).values():
                 for b in bits:
                     if isinstance(b, int):
                         bit_cells[b].append(cname)
-        seq_memo = {}
+                        if dirs.get(port) == "input":
+                            sinks[b].append(cname)
+        memo = {}      # combinational cell -> path
+        seq_memo = {}  # sequential cell -> path
 
         def near_path(cname):
             """The instance path most of the declared net names near a cell have: a breadth-
@@ -276,20 +271,18 @@ def split(netlist, depth, under):
                 if sum(votes.values()) >= NEAR_ENOUGH:
                     break
                 frontier = nxt
-            if votes:
-                return list(max(votes.items(), key=lambda kv: (kv[1], kv[0]))[0])
-            return module_path(cname)
+            return majority(votes) if votes else module_path(cname)
 
         def path_of(cname):
             k, ctype = info[cname]
             if ctype == "inst":
                 return prefix + cname.split(".")
             if ctype in SEQ:
-                cell = cells[cname]
-                dirs = cell.get("port_directions", {})
-                qbits = [b for p, bs in cell.get("connections", {}).items()
-                         if dirs.get(p) == "output" for b in bs if isinstance(b, int)]
                 if cname not in seq_memo:
+                    cell = cells[cname]
+                    dirs = cell.get("port_directions", {})
+                    qbits = [b for p, bs in cell.get("connections", {}).items()
+                             if dirs.get(p) == "output" for b in bs if isinstance(b, int)]
                     rp = reg_path(qbits, names)
                     seq_memo[cname] = prefix + (rp if rp is not None else near_path(cname))
                 return seq_memo[cname]
@@ -305,10 +298,11 @@ def split(netlist, depth, under):
                             yield from sinks.get(b, ())
 
         def comb_path(start):
-            # post-order over the combinational fanout (no combinational loops in a netlist):
-            # each cell takes the most frequent path among its sinks' paths
+            # post-order over the combinational fanout: each cell takes the most frequent path
+            # among its sinks' paths (registers end the walk; `active` guards against a
+            # combinational loop, which a netlist should not have)
             stack = [(start, False)]
-            active = set()  # on the stack: a loop through an unnamed register ends there
+            active = set()
             while stack:
                 c, done = stack.pop()
                 if c in memo:
@@ -329,8 +323,7 @@ def split(netlist, depth, under):
                         pt = memo.get(t)
                     if pt is not None:
                         votes[tuple(pt)] += 1
-                memo[c] = (list(max(votes.items(), key=lambda kv: (kv[1], kv[0]))[0])
-                           if votes else prefix + module_path(c))
+                memo[c] = majority(votes) if votes else prefix + module_path(c)
             return memo[start]
 
         for cname in cells:
@@ -442,6 +435,9 @@ def self_test():
         "u_dut.u_m.mem_q": {"bits": [16]},
         "u_dut.u_v.only_i": {"bits": [21]},
         "u_dut.u_k.in_i": {"bits": [42]},
+        "u_dut.u_c2.p_q": {"bits": [72]},
+        "u_dut.u_b2.p1_q": {"bits": [73]},
+        "u_dut.u_b2.p2_q": {"bits": [74]},
         "u_dut.u_p.out_o": {"bits": [50]},             # read: the reader is outside u_p
         "u_dut.u_r.x_q": {"bits": [52]},               # near a register name and a deeper
         "u_dut.u_s.u_t.plain": {"bits": [52]},         # plain one: the register's
@@ -473,6 +469,11 @@ def self_test():
         "u_dut.u_a.w_TRELLIS_FF_Q": ff(54, 55),
         # the only name in reach is across a net of more than FANOUT_CAP cells: by cell name
         "u_dut.u_own.x_TRELLIS_FF_Q": ff(60, 61),
+        # a LUT feeding one named register of u_c2 and two of u_b2: u_b2's
+        "u_dut.u_c2.w_LUT4_Z": lut([70], 71),
+        "u_dut.u_c2.p_TRELLIS_FF_Q": ff(71, 72),
+        "u_dut.u_b2.p1_TRELLIS_FF_Q": ff(71, 73),
+        "u_dut.u_b2.p2_TRELLIS_FF_Q": ff(71, 74),
         "u_dut.u_n.f_TRELLIS_FF_Q": ff(0, 21),
         "u_dut.u_n.g_TRELLIS_FF_Q": ff(0, 22),
         "u_dut.u_n.ram": {"type": "TRELLIS_DPR16X4", "port_directions": {"DO": o},
@@ -482,7 +483,8 @@ def self_test():
         net2["modules"]["top"]["cells"]["u_dut.u_far.l%d_LUT4_Z" % j] = lut([60], 100 + j)
         net2["modules"]["top"]["netnames"]["u_dut.u_far.n%d_q" % j] = {"bits": [100 + j]}
     rows, totals = split(net2, 2, ["u_dut"])
-    check(rows["u_b"]["lut4"] == 2, "logic goes with the register it feeds, by majority")
+    check(rows["u_b"]["lut4"] == 2, "logic goes with the register it feeds")
+    check(rows["u_b2"]["lut4"] == 1, "logic goes with the registers it feeds, by majority")
     check(rows["u_c"]["lut4"] == 1 and rows["u_c"]["ff"] == 2, "u_c %s" % dict(rows["u_c"]))
     check(rows["u_b"]["ff"] == 4, "an unnamed register goes with the names next to it (u_b.r_q)")
     check(rows["u_k"]["ff"] == 1, "an unnamed register that reads u_k's input port is u_k's")
@@ -496,7 +498,7 @@ def self_test():
     check(rows["u_own"]["ff"] == 1, "near: no walk through a net of more than FANOUT_CAP cells")
     check(rows["u_m"]["dpr"] == 1, "a RAM by its output's name")
     check(rows["u_g"]["ff"] == 1, "a _q name beats a deeper plain one")
-    check(totals["ff"] == 19 and totals["lut4"] == 3 + FANOUT_CAP + 1 and totals["dpr"] == 1,
+    check(totals["ff"] == 22 and totals["lut4"] == 4 + FANOUT_CAP + 1 and totals["dpr"] == 1,
           "net2 totals %s" % dict(totals))
     c = compare([({"a": {"lut4": 30}, "b": {"lut4": 70}}, {"lut4": 100}),
                  ({"a": {"lut4": 50}, "b": {"lut4": 50}}, {"lut4": 100})])
