@@ -38,12 +38,12 @@
 # (default u_dut, the pin wrapper's DUT). The totals are the netlist's exactly; a row is an
 # attribution. Measured on the protect and verify netlists of ebad3bb, 8708760 and 2fd7c4b
 # (the RTL differs by one register per emit, and at 2fd7c4b by rocesec_job_slots, which moved
-# about 1.8 % of the total from u_emit to u_emit.u_slots): every other row stayed within 2.9 %
+# about 1.8 % of the LUT4 total from u_emit to u_emit.u_slots): every other row stayed within 2.9 %
 # of the total (protect's parse). Stable is not right: the names that win are partly Yosys's
 # RAM port names ("u_hdr_q.mem_q.0.29_DO_3"), and the key stage kept almost no names of its
 # own, so (found in review, session 31) u_hdr_q's row is mostly the QP identity table of
-# u_key.u_ident (16 groups of 153 registers), which has no row, and u_key.u_verdict_q's holds
-# the key stage's counters. Read the key stage as the sum of u_key, its children and u_hdr_q.
+# u_key.u_ident (16 entries of GID + QPN + valid, 153 bits), which has no row, and
+# u_key.u_verdict_q's row holds the key stage's counters. Read the key stage as the sum of u_key, its children and u_hdr_q.
 # Ignoring RAM port and clock names in the walk moved that logic to the top's glue instead: the
 # netlist does not carry the information to split the key stage.
 #
