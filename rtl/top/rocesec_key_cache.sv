@@ -38,8 +38,9 @@
 // after a flush: the key stages read K_pd at their decision and request one cycle later, so its
 // K_pd may predate the write (found in review, session 9; key_cache.rs
 // flush_just_before_a_request_caches_nothing). A flush in the cycle of an insertion wins.
-// Entries hold their tag and key bits until overwritten (a reset zeroes them); only the valid
-// bits are flushed, so the entry registers need no clear logic.
+// Entries hold their tag and key bits until overwritten; only the valid bits are flushed, so
+// the entries need no clear logic. A reset zeroes the tags and, over the NumCache cycles after
+// it, the key and H RAMs (the scrub below).
 //
 // Structure
 // ---------
@@ -121,18 +122,26 @@ module rocesec_key_cache
   // hit's key is used only after a hit (from_hit_q), the MR key only in StMrLoad, after a miss,
   // when hit_v_q is zero; so the read vector is the hit's after a hit and the MR entry's else
   // (one 128-bit 8-to-1 read fewer, session 15).
+  // The vectors are one-hot or zero, so their index is an OR of entry numbers; the key and H
+  // are read from the entry RAMs at those indices (session 32: the RAMs replaced 2 x 8 x 128
+  // registers and their 8-to-1 AND-OR). An index of a zero vector reads some entry, but then
+  // nothing uses the data: rsp_key_o / rsp_h_o show hit_key / hit_h only after a hit
+  // (from_hit_q, hit_v_q one-hot), mkey_q loads mr_key only in StMrLoad (mr_hit_v_q one-hot).
   logic [NumCache-1:0] key_rd_v;
+  logic [CW-1:0]       key_rd_idx, h_rd_idx;
   assign key_rd_v = hit_v_q | (mr_hit_v_q & {NumCache{!from_hit_q}});
 
   always_comb begin
-    hit_key = '0;
-    hit_h   = '0;
+    key_rd_idx = '0;
+    h_rd_idx   = '0;
     for (int c = 0; c < NumCache; c++) begin
-      hit_key = hit_key | ({128{key_rd_v[c]}} & e_key[c]);
-      hit_h   = hit_h   | ({128{hit_v_q[c]}} & e_h[c]);
+      key_rd_idx = key_rd_idx | ({CW{key_rd_v[c]}} & c[CW-1:0]);
+      h_rd_idx   = h_rd_idx   | ({CW{hit_v_q[c]}}  & c[CW-1:0]);
     end
   end
-  assign mr_key = hit_key;
+  assign hit_key = e_key[key_rd_idx];
+  assign hit_h   = e_h[h_rd_idx];
+  assign mr_key  = hit_key;
 
   assign hit    = |hit_v;
   assign mr_hit = |mr_hit_v;
@@ -328,6 +337,37 @@ module rocesec_key_cache
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
 
+  // Keys and H of the entries: two RAMs of NumCache x 128 bits, one write port (insertion or
+  // scrub) and one asynchronous read port each, so Yosys maps them to distributed RAM (32
+  // DPR16X4 each on the ECP5) and they have no reset. In their place a scrub writes zeros to
+  // every entry after a reset, one entry per cycle, as the reset of the registers they replace
+  // did: key material does not outlive a reset even where no port can read it (every read
+  // needs a valid bit, and the reset clears those at once). An insertion has the write port
+  // first (the scrub waits a cycle) and a valid entry is not scrubbed, so the scrub never
+  // overwrites a cached key (after a reset the first insertion comes a derivation, more than
+  // 30 cycles, later, so with 8 entries the two do not meet).
+  logic [CW:0]   scrub_q;   // next entry to scrub; NumCache when done
+  logic          scrub_on, ram_we;
+  logic [CW-1:0] ram_waddr;
+  assign scrub_on  = !scrub_q[CW];
+  assign ram_we    = kc_we || (scrub_on && !valid_q[scrub_q[CW-1:0]]);
+  assign ram_waddr = kc_we ? next_q : scrub_q[CW-1:0];
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      scrub_q <= '0;
+    end else if (scrub_on && !kc_we) begin
+      scrub_q <= scrub_q + 1'b1;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (ram_we) begin
+      e_key[ram_waddr] <= kc_we ? kc_wkey : 128'h0;
+      e_h[ram_waddr]   <= kc_we ? kc_wh : 128'h0;
+    end
+  end
+
   for (genvar c = 0; c < NumCache; c++) begin : gen_kc
     rocesec_pkg::key_tag_t tag;
     always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -341,13 +381,9 @@ module rocesec_key_cache
     end
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
-        tag      <= '0;
-        e_key[c] <= '0;
-        e_h[c]   <= '0;
+        tag <= '0;
       end else if (kc_we && next_q == c[CW-1:0]) begin
-        tag      <= kc_wtag;
-        e_key[c] <= kc_wkey;
-        e_h[c]   <= kc_wh;
+        tag <= kc_wtag;
       end
     end
     assign base_eq[c]  = tag_base(tag) == tag_base(req_tag_i);
