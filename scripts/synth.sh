@@ -128,6 +128,8 @@ collect_pnr() {
     echo "pnr_comb=${comb:-n/a}"
     echo "crit_path=${crit}"
   } >> "$RES/$tag.txt"
+  # routed now: the row carries its own Fmax, an older routed row goes
+  if [[ "$fmax" =~ ^[0-9] ]]; then rm -f "$RES/$tag.routed"; fi
 }
 
 run_target() {
@@ -167,6 +169,11 @@ run_target() {
   lut4=$(count "$st" LUT4); ccu=$(count "$st" CCU2C); ff=$(( $(count "$st" TRELLIS_FF) - folded ))
   ebr=$(count "$st" DP16KD); dsp=$(count "$st" MULT18X18D); dpr=$(count "$st" TRELLIS_DPR16X4)
   mux=$(( $(count "$st" PFUMX) + $(count "$st" L6MUX21) ))
+  # a routed result that this netlist replaces stays in the doc as the target's last routed row
+  # (syn/results/<tag>.routed) until a newer netlist of the target routes
+  if grep -qE '^fmax_mhz=[0-9]' "$RES/$tag.txt" 2> /dev/null; then
+    cp "$RES/$tag.txt" "$RES/$tag.routed"
+  fi
   {
     echo "target=$tag"
     echo "commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- rtl 'syn/*.sv' || echo +dirty)"
@@ -308,20 +315,28 @@ write_doc() {
     echo "\`scripts/ebr_outreg.py\`, which Yosys 0.70 does not do; FF counts are after the fold (rows with an"
     echo "older commit still count those flip-flops: 16 per DP16KD)."
     echo "Every run also asserts that no latch was inferred. The commit is the one synthesized; \"≤c\" (rows from"
-    echo "before the column) means at or before c, the commit that recorded the row."
+    echo "before the column) means at or before c, the commit that recorded the row. A row marked"
+    echo "\"(last routed)\" is the last routed result of the target above it, kept when a newer netlist"
+    echo "replaced it and has not been routed: its commit, area and Fmax are that run's."
     echo
     echo "| block | commit | params | LUT4 | FF | EBR (DP16KD) | DSP | P&R TRELLIS_COMB | Fmax (MHz) | critical path | yosys s | P&R s |"
     echo "|---|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|"
-    for f in "$RES"/*.txt; do
+    for f in "$RES"/*.txt "$RES"/*.routed; do
       [ -e "$f" ] || continue
       case "$(basename "$f")" in stage_*) continue ;; esac  # scripts/stage-timing.sh's table
-      # shellcheck disable=SC1090
-      ( unset commit fmax_mhz crit_path pnr_s pnr_comb pnr_args pnr_tool pnr_adopted
-        . <(sed -E "s/^([a-z0-9_]+)=(.*)\$/\1='\2'/" "$f")
-        [ -z "${fmax_mhz:-}" ] || [ -z "${pnr_args:-}" ] || fmax_mhz+=" (\`${pnr_args}\`)"
-        [ -z "${fmax_mhz:-}" ] || [[ "${pnr_tool:-yowasp}" != native* ]] || fmax_mhz+=" (${pnr_tool})"
-        [ -z "${fmax_mhz:-}" ] || [ -z "${pnr_adopted:-}" ] || fmax_mhz+=" (adopted)"
-        echo "| \`$target\` | ${commit:-?} | \`$params\` | $lut4 | $ff | $ebr | $dsp | ${pnr_comb:-n/a} | ${fmax_mhz:-n/a} | ${crit_path:-n/a} | $yosys_s | ${pnr_s:-n/a} |" )
+      [[ "$f" != *.routed ]] || [ ! -e "${f%.routed}.txt" ] || continue  # (after its target's row)
+      for g in "$f" "${f%.txt}.routed"; do
+        [ -e "$g" ] || continue
+        # shellcheck disable=SC1090
+        ( unset commit fmax_mhz crit_path pnr_s pnr_comb pnr_args pnr_tool pnr_adopted
+          . <(sed -E "s/^([a-z0-9_]+)=(.*)\$/\1='\2'/" "$g")
+          label="\`$target\`"
+          [[ "$g" != *.routed ]] || label+=" (last routed)"
+          [ -z "${fmax_mhz:-}" ] || [ -z "${pnr_args:-}" ] || fmax_mhz+=" (\`${pnr_args}\`)"
+          [ -z "${fmax_mhz:-}" ] || [[ "${pnr_tool:-yowasp}" != native* ]] || fmax_mhz+=" (${pnr_tool})"
+          [ -z "${fmax_mhz:-}" ] || [ -z "${pnr_adopted:-}" ] || fmax_mhz+=" (adopted)"
+          echo "| $label | ${commit:-?} | \`$params\` | $lut4 | $ff | $ebr | $dsp | ${pnr_comb:-n/a} | ${fmax_mhz:-n/a} | ${crit_path:-n/a} | $yosys_s | ${pnr_s:-n/a} |" )
+      done
     done
     echo
     echo "Budget from the issue: >= 100 MHz and < ~11 kLUT for a whole LANES=1 top on the LFE5U-85F"

@@ -404,8 +404,11 @@ pub fn protect_fmax_mhz(table: &str) -> Option<f64> {
 /// Fmax in MHz of a top (`rocesec_protect`, `rocesec_verify`) from a docs/synthesis.md table, with
 /// the name of the row it came from. Rows named `<top>`, `<top>_<lanes>` and
 /// `<top>_<lanes>_q<entries>` (a synthesis with a smaller QP state table) are considered, column
-/// `Fmax (MHz)`; a row without the `_q` suffix (the configuration the co-simulation runs) wins over
-/// one with it. `None` when no such row has a numeric Fmax (place and route not run).
+/// `Fmax (MHz)`, the number that leads the cell; a row without the `_q` suffix (the configuration
+/// the co-simulation runs) wins over one with it. A row `<target> (last routed)` (the target's
+/// last routed result, kept by `scripts/synth.sh` under a newer netlist's unrouted row) counts as
+/// its target and is returned with that suffix. `None` when no such row has a numeric Fmax (place
+/// and route not run).
 pub fn top_fmax_mhz(table: &str, top: &str) -> Option<(String, f64)> {
     let cells = |l: &str| -> Vec<String> {
         l.trim()
@@ -423,7 +426,12 @@ pub fn top_fmax_mhz(table: &str, top: &str) -> Option<(String, f64)> {
             col = Some(i);
             continue;
         }
-        let name = c.first().map_or("", |s| s.as_str());
+        // "`<target>` (last routed)": the target's last routed result under its newer row
+        let raw = c.first().map_or("", |s| s.as_str());
+        let (name, last_routed) = match raw.strip_suffix(" (last routed)") {
+            Some(n) => (n.trim_end_matches('`'), true),
+            None => (raw, false),
+        };
         let (is_top, exact) = if name == top {
             (true, true)
         } else if let Some(r) = name.strip_prefix(top).and_then(|r| r.strip_prefix('_')) {
@@ -437,14 +445,21 @@ pub fn top_fmax_mhz(table: &str, top: &str) -> Option<(String, f64)> {
         if !is_top {
             continue;
         }
+        // the number leads the cell; synth.sh writes the run's options and tool after it
         let Some(f) = col
             .and_then(|i| c.get(i))
+            .and_then(|v| v.split_whitespace().next())
             .and_then(|v| v.parse::<f64>().ok())
         else {
             continue;
         };
         if best.as_ref().is_none_or(|b| exact && !b.0) {
-            best = Some((exact, name.to_string(), f));
+            let row = if last_routed {
+                format!("{name} (last routed)")
+            } else {
+                name.to_string()
+            };
+            best = Some((exact, row, f));
         }
     }
     best.map(|(_, n, f)| (n, f))
@@ -732,5 +747,29 @@ mod tests {
         assert_eq!(top_fmax_mhz(&q, "rocesec_verify"), None);
         let bad = format!("{HEAD}| `rocesec_protect_1_qx` | `x` | 1 | 95.5 |\n");
         assert_eq!(top_fmax_mhz(&bad, "rocesec_protect"), None);
+    }
+
+    #[test]
+    fn fmax_cell_with_options_and_last_routed_row() {
+        // scripts/synth.sh writes the nextpnr options, the tool and "(adopted)" after the
+        // number, and keeps the last routed result of a target as a "(last routed)" row under
+        // the target's newer, unrouted row.
+        let t = format!(
+            "{HEAD}| `rocesec_protect_1_q16` | `x` | 1 | n/a |\n\
+             | `rocesec_protect_1_q16` (last routed) | `x` | 1 | 34.66 (`--threads 1`) \
+             (native-0.11.1) (adopted) |\n"
+        );
+        assert_eq!(
+            top_fmax_mhz(&t, "rocesec_protect"),
+            Some(("rocesec_protect_1_q16 (last routed)".to_string(), 34.66))
+        );
+        let routed = format!("{HEAD}| `rocesec_verify_1_q16` | `x` | 1 | 27.85 (`--seed 2`) |\n");
+        assert_eq!(
+            top_fmax_mhz(&routed, "rocesec_verify"),
+            Some(("rocesec_verify_1_q16".to_string(), 27.85))
+        );
+        // a number must lead the cell
+        let text = format!("{HEAD}| `rocesec_verify_1_q16` | `x` | 1 | not routed |\n");
+        assert_eq!(top_fmax_mhz(&text, "rocesec_verify"), None);
     }
 }

@@ -17,9 +17,17 @@
 //   kh         {key, H} of the job (2 x 128 bits, byte 0 in the top bits);
 //   ekj0       E_K(J0), the encrypted pre-counter block that masks the tag (SP 800-38D §7.1,
 //              step 6).
-// The key material (kh, ekj0) is held in registers without reset and cleared when the job
-// leaves (a synchronous clear, no read-modify-write of the entry); a write in the cycle of a
-// free of the same slot wins.
+// The key material is held in three distributed RAMs of NumJobs x 128 bits (key, H, E_K(J0);
+// one write port and one asynchronous read port each, since session 32 in place of 3,072
+// registers) and zeroed after the job leaves: a free marks the slot's entries dirty, and a
+// RAM's write port writes zeros to its lowest dirty entry in every cycle it has no data to
+// write (key and H: a job; E_K(J0): ekj0_we_i). The free's own cycle is such a cycle unless
+// a write comes then (the job stage issues a job at most every other cycle, so a key and H
+// wait at most one cycle; E_K(J0) as long as the keystream of the jobs between). A data write
+// to a dirty entry overwrites it and takes its mark (also in the cycle of the free: the write
+// wins, as it did over the registers' clear). A reset marks every entry dirty, so the RAMs
+// are zeroed over the cycles after it as well. No read uses an entry between its free and its
+// next write (the slot is not valid), so the zeroing changes no output.
 //
 // Timing
 // ------
@@ -96,8 +104,9 @@ module rocesec_job_slots
   logic               job_ready_q, job_ready_d, job_fire;
   logic [3:0]         reason_q [NumJobs];
   logic [1:0]         fwd_q    [NumJobs];
-  logic [255:0]       kh_q     [NumJobs];  // {key, H}
-  logic [127:0]       ekj0_q   [NumJobs];
+  logic [127:0]       key_mem  [NumJobs];
+  logic [127:0]       h_mem    [NumJobs];
+  logic [127:0]       ekj0_mem [NumJobs];
 
   assign job_fire   = job_valid_i && job_ready_q;
   assign wr_ptr_inc = wr_ptr_q + 1'b1;
@@ -145,16 +154,47 @@ module rocesec_job_slots
     end
   end
 
-  // Key material: no reset, cleared when the job leaves.
-  always_ff @(posedge clk_i) begin
-    for (int j = 0; j < NumJobs; j++) begin
-      if (free_we_i && free_slot_i == SlotW'(j)) begin
-        kh_q[j]   <= '0;
-        ekj0_q[j] <= '0;
-      end
-      if (job_fire && wr_ptr_q == SlotW'(j)) kh_q[j] <= {job_key_i, job_h_i};
-      if (ekj0_we_i && ekj0_slot_i == SlotW'(j)) ekj0_q[j] <= ekj0_data_i;
+  // Key material: RAMs without reset, zeroed after the job leaves (see the header).
+  logic [NumJobs-1:0] kh_dirty_q, ej_dirty_q, kh_dirty, ej_dirty, free_v;
+  logic [SlotW-1:0]   kh_zidx, ej_zidx;
+  logic               kh_we, ej_we;
+  logic [SlotW-1:0]   kh_waddr, ej_waddr;
+
+  assign free_v   = {NumJobs{free_we_i}} & (NumJobs'(1) << free_slot_i);
+  assign kh_dirty = kh_dirty_q | free_v;
+  assign ej_dirty = ej_dirty_q | free_v;
+
+  // lowest dirty entry of each RAM
+  always_comb begin
+    kh_zidx = '0;
+    ej_zidx = '0;
+    for (int j = NumJobs - 1; j >= 0; j--) begin
+      if (kh_dirty[j]) kh_zidx = SlotW'(j);
+      if (ej_dirty[j]) ej_zidx = SlotW'(j);
     end
+  end
+
+  assign kh_we    = job_fire || (|kh_dirty);
+  assign kh_waddr = job_fire ? wr_ptr_q : kh_zidx;
+  assign ej_we    = ekj0_we_i || (|ej_dirty);
+  assign ej_waddr = ekj0_we_i ? ekj0_slot_i : ej_zidx;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      kh_dirty_q <= '1;
+      ej_dirty_q <= '1;
+    end else begin
+      kh_dirty_q <= kh_dirty & ~(NumJobs'(1) << kh_waddr);
+      ej_dirty_q <= ej_dirty & ~(NumJobs'(1) << ej_waddr);
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (kh_we) begin
+      key_mem[kh_waddr] <= job_fire ? job_key_i : 128'h0;
+      h_mem[kh_waddr]   <= job_fire ? job_h_i : 128'h0;
+    end
+    if (ej_we) ekj0_mem[ej_waddr] <= ekj0_we_i ? ekj0_data_i : 128'h0;
   end
 
   // The done bits after this edge, as the process above writes them.
@@ -171,9 +211,9 @@ module rocesec_job_slots
   assign valid_o     = valid_q;
   assign ekj0_v_o    = ekj0_v_q;
   assign hash_v_o    = hash_v_q;
-  assign key_o       = kh_q[key_slot_i][255:128];
-  assign h_o         = kh_q[h_slot_i][127:0];
-  assign ekj0_o      = ekj0_q[ekj0_rd_slot_i];
+  assign key_o       = key_mem[key_slot_i];
+  assign h_o         = h_mem[h_slot_i];
+  assign ekj0_o      = ekj0_mem[ekj0_rd_slot_i];
   assign reason_o    = reason_q[verdict_slot_i];
   assign fwd_o       = fwd_q[verdict_slot_i];
 
