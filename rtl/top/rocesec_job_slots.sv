@@ -19,15 +19,18 @@
 //              step 6).
 // The key material is held in three distributed RAMs of NumJobs x 128 bits (key, H, E_K(J0);
 // one write port and one asynchronous read port each, since session 32 in place of 3,072
-// registers) and zeroed after the job leaves: a free marks the slot's entries dirty, and a
-// RAM's write port writes zeros to its lowest dirty entry in every cycle it has no data to
-// write (key and H: a job; E_K(J0): ekj0_we_i). The free's own cycle is such a cycle unless
-// a write comes then (the job stage issues a job at most every other cycle, so a key and H
-// wait at most one cycle; E_K(J0) as long as the keystream of the jobs between). A data write
-// to a dirty entry overwrites it and takes its mark (also in the cycle of the free: the write
-// wins, as it did over the registers' clear). A reset marks every entry dirty, so the RAMs
-// are zeroed over the cycles after it as well. No read uses an entry between its free and its
-// next write (the slot is not valid), so the zeroing changes no output.
+// registers) and zeroed after the job leaves: a free marks the slot's entries dirty (a
+// register), and from the next cycle on a RAM's write port writes zeros to its lowest dirty
+// entry in every cycle it has no data to write (key and H: a job; E_K(J0): ekj0_we_i). The
+// zeroing is decided from the registered marks alone, so free_we_i (late in the cycle: it
+// comes from the output's tready) reaches only the marks' D, not the RAMs' write ports. A data
+// write to a dirty entry overwrites it and takes its mark (also in the cycle of the free: the
+// write wins, as it did over the registers' clear). A reset marks every entry dirty, so the
+// RAMs are zeroed over the cycles after it as well. Between a free and the zeroing a read
+// port may show the old entry where the registers showed zeros (the keystream generator reads
+// the key of a job freed early, a truncated frame, while it drains that job's words), but no
+// such read reaches an output: the generator's words of a freed job are dropped, and H and
+// E_K(J0) are read only for a valid job that has written them.
 //
 // Timing
 // ------
@@ -39,9 +42,9 @@
 // done_next_o is the D of every slot's done bit (a verdict's set wins over a new job's clear),
 // for the ICRC patch's registered verdict wait (rocesec_icrc_patch done_next_i), and job_fire_o
 // is job_valid_i && job_ready_o; the bit vectors are registers, the read ports asynchronous
-// reads of registers (arrays indexed by the slot, as the emits had them: read as packed
-// vectors indexed by slot·width, Yosys mapped the same reads with about 600 LUT4 and 600
-// PFUMX more in the protect top, session 31).
+// reads of the RAMs and of register arrays indexed by the slot (read as packed vectors indexed
+// by slot·width, Yosys mapped the same reads with about 600 LUT4 and 600 PFUMX more in the
+// protect top, session 31).
 
 `resetall
 `default_nettype none
@@ -104,9 +107,9 @@ module rocesec_job_slots
   logic               job_ready_q, job_ready_d, job_fire;
   logic [3:0]         reason_q [NumJobs];
   logic [1:0]         fwd_q    [NumJobs];
-  logic [127:0]       key_mem  [NumJobs];
-  logic [127:0]       h_mem    [NumJobs];
-  logic [127:0]       ekj0_mem [NumJobs];
+  (* ram_style = "distributed" *) logic [127:0] key_mem  [NumJobs];
+  (* ram_style = "distributed" *) logic [127:0] h_mem    [NumJobs];
+  (* ram_style = "distributed" *) logic [127:0] ekj0_mem [NumJobs];
 
   assign job_fire   = job_valid_i && job_ready_q;
   assign wr_ptr_inc = wr_ptr_q + 1'b1;
@@ -155,37 +158,45 @@ module rocesec_job_slots
   end
 
   // Key material: RAMs without reset, zeroed after the job leaves (see the header).
-  logic [NumJobs-1:0] kh_dirty_q, ej_dirty_q, kh_dirty, ej_dirty, free_v;
+  logic [NumJobs-1:0] kh_dirty_q, ej_dirty_q, free_v;
   logic [SlotW-1:0]   kh_zidx, ej_zidx;
   logic               kh_we, ej_we;
   logic [SlotW-1:0]   kh_waddr, ej_waddr;
 
-  assign free_v   = {NumJobs{free_we_i}} & (NumJobs'(1) << free_slot_i);
-  assign kh_dirty = kh_dirty_q | free_v;
-  assign ej_dirty = ej_dirty_q | free_v;
+  assign free_v = {NumJobs{free_we_i}} & (NumJobs'(1) << free_slot_i);
 
-  // lowest dirty entry of each RAM
+  // lowest dirty entry of each RAM (registered marks only)
   always_comb begin
     kh_zidx = '0;
     ej_zidx = '0;
     for (int j = NumJobs - 1; j >= 0; j--) begin
-      if (kh_dirty[j]) kh_zidx = SlotW'(j);
-      if (ej_dirty[j]) ej_zidx = SlotW'(j);
+      if (kh_dirty_q[j]) kh_zidx = SlotW'(j);
+      if (ej_dirty_q[j]) ej_zidx = SlotW'(j);
     end
   end
 
-  assign kh_we    = job_fire || (|kh_dirty);
+  assign kh_we    = job_fire || (|kh_dirty_q);
   assign kh_waddr = job_fire ? wr_ptr_q : kh_zidx;
-  assign ej_we    = ekj0_we_i || (|ej_dirty);
+  assign ej_we    = ekj0_we_i || (|ej_dirty_q);
   assign ej_waddr = ekj0_we_i ? ekj0_slot_i : ej_zidx;
+
+  // A write (data or zeros) takes its entry's mark; a free marks its slot, also in the cycle
+  // of a data write to it: a job cannot fill a slot in the cycle it is freed (job_ready_q is
+  // low while the slot is valid), and an E_K(J0) written then is the leaving job's. So is one
+  // written to a slot that is not valid (a truncated frame can leave before its E_K(J0)
+  // comes out of the AES pipeline): it is zeroed after as well.
+  logic [NumJobs-1:0] ej_late_v;
+  assign ej_late_v = {NumJobs{ekj0_we_i && !valid_q[ekj0_slot_i]}} &
+                     (NumJobs'(1) << ekj0_slot_i);
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       kh_dirty_q <= '1;
       ej_dirty_q <= '1;
     end else begin
-      kh_dirty_q <= kh_dirty & ~(NumJobs'(1) << kh_waddr);
-      ej_dirty_q <= ej_dirty & ~(NumJobs'(1) << ej_waddr);
+      kh_dirty_q <= (kh_dirty_q & ~({NumJobs{kh_we}} & (NumJobs'(1) << kh_waddr))) | free_v;
+      ej_dirty_q <= (ej_dirty_q & ~({NumJobs{ej_we}} & (NumJobs'(1) << ej_waddr))) | free_v |
+                    ej_late_v;
     end
   end
 

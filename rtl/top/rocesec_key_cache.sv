@@ -45,7 +45,7 @@
 // Structure
 // ---------
 // The tags of distinct valid entries differ (an entry is inserted only after its tag missed), so
-// the hit vector is one-hot and the key/H read is an AND-OR over the entries. The PD, epoch, GID
+// the hit vector is one-hot and the key/H are read from RAMs at its index. The PD, epoch, GID
 // and rkey/QPN fields are compared once per entry for both lookups (packet key and, for a node
 // key, its MR key); an MR entry is recognised by its type (its level and index are zero).
 
@@ -96,8 +96,8 @@ module rocesec_key_cache
   logic [NumCache-1:0]    valid_q, base_eq, hit_v, mr_hit_v;
   logic [NumCache-1:0]    hit_v_q, mr_hit_v_q;   // of the last request (StIdle)
   logic                   from_hit_q;            // the last response was a hit
-  logic [127:0]           e_key [NumCache];
-  logic [127:0]           e_h   [NumCache];
+  (* ram_style = "distributed" *) logic [127:0] e_key [NumCache];
+  (* ram_style = "distributed" *) logic [127:0] e_h   [NumCache];
   logic                   drop_q;
   logic                   flush_q;  // flush_i in the previous cycle
   logic                   hit, mr_hit;
@@ -116,12 +116,12 @@ module rocesec_key_cache
     mr_tag.index = '0;
   end
 
-  // One-hot AND-OR read of the hit entry and of the MR entry, at the hit vectors registered in
-  // the request cycle. The entries do not change until the next request: only a miss inserts,
-  // and a flush clears the valid bits alone. The key is read through one AND-OR for both: the
-  // hit's key is used only after a hit (from_hit_q), the MR key only in StMrLoad, after a miss,
-  // when hit_v_q is zero; so the read vector is the hit's after a hit and the MR entry's else
-  // (one 128-bit 8-to-1 read fewer, session 15).
+  // Read of the hit entry and of the MR entry, at the hit vectors registered in the request
+  // cycle. The entries do not change until the next request: only a miss inserts, and a flush
+  // clears the valid bits alone. The key is read through one port for both: the hit's key is
+  // used only after a hit (from_hit_q), the MR key only in StMrLoad, after a miss, when
+  // hit_v_q is zero; so the read vector is the hit's after a hit and the MR entry's else (one
+  // 128-bit 8-to-1 read fewer, session 15).
   // The vectors are one-hot or zero, so their index is an OR of entry numbers; the key and H
   // are read from the entry RAMs at those indices (session 32: the RAMs replaced 2 x 8 x 128
   // registers and their 8-to-1 AND-OR). An index of a zero vector reads some entry, but then

@@ -184,7 +184,7 @@ module rocesec_verify_emit
   /* verilator lint_on UNUSEDSIGNAL */
 
   // jt_q holds the job_t without its key material (the key and h fields are written as
-  // zeros; u_slots keeps them, cleared when the job leaves).
+  // zeros; u_slots keeps them, zeroed after the job leaves).
   rocesec_pkg::job_t job_nokey;
 
   always_comb begin
