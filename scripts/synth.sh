@@ -174,6 +174,9 @@ run_target() {
   if grep -qE '^fmax_mhz=[0-9]' "$RES/$tag.txt" 2> /dev/null; then
     cp "$RES/$tag.txt" "$RES/$tag.routed"
   fi
+  # the last nextpnr log is of the old netlist: --collect must not read it into the new row
+  if [ -f "$OUT/$tag.pnr.log" ]; then mv -f "$OUT/$tag.pnr.log" "$OUT/$tag.prev.pnr.log"; fi
+  rm -f "$OUT/$tag.report.json"
   {
     echo "target=$tag"
     echo "commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- rtl 'syn/*.sv' || echo +dirty)"
@@ -211,6 +214,9 @@ pnr_target() {
   local tag=$1 t0 t1 lf adopted=""
   [ -f "$OUT/$tag.json" ] && [ -f "$RES/$tag.txt" ] ||
     { echo "synth.sh: no netlist $OUT/$tag.json (run without --pnr-only first)" >&2; return 1; }
+  # a routed result stays as the last routed row if this run does not route (collect_pnr
+  # removes it if it does)
+  if grep -qE '^fmax_mhz=[0-9]' "$RES/$tag.txt"; then cp "$RES/$tag.txt" "$RES/$tag.routed"; fi
   if [ -n "${PNR_LOG:-}" ]; then
     # adopt a finished run of this very netlist (see the header)
     [ -f "$PNR_LOG" ] || { echo "synth.sh: no log $PNR_LOG (PNR_LOG)" >&2; return 1; }
@@ -316,8 +322,9 @@ write_doc() {
     echo "older commit still count those flip-flops: 16 per DP16KD)."
     echo "Every run also asserts that no latch was inferred. The commit is the one synthesized; \"≤c\" (rows from"
     echo "before the column) means at or before c, the commit that recorded the row. A row marked"
-    echo "\"(last routed)\" is the last routed result of the target above it, kept when a newer netlist"
-    echo "replaced it and has not been routed: its commit, area and Fmax are that run's."
+    echo "\"(last routed)\" is the last routed result of the target named, kept when a newer netlist"
+    echo "replaced it and has not been routed (or a later run did not route): its commit, area and"
+    echo "Fmax are that run's."
     echo
     echo "| block | commit | params | LUT4 | FF | EBR (DP16KD) | DSP | P&R TRELLIS_COMB | Fmax (MHz) | critical path | yosys s | P&R s |"
     echo "|---|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|"
