@@ -617,6 +617,40 @@ fn a_frame_rejected_at_its_end_consumes_its_pn() {
     }
 }
 
+/// Frames cut past the header window (protected by stage `key`, rejected at their end), each
+/// followed by 6 to 9 minimum frames so that the 8 job slots of LANES = 1 wrap around it, then
+/// full frames, back to back and with gaps, in every protecting mode: every byte must be the
+/// model's. The review of session 32 asked whether a cut frame's E_K(J0), about 31 cycles after
+/// its job, could come after the frame left and land in the slot of a later job; here a cut
+/// frame's last output beat comes about 70 cycles after its first input beat, after its
+/// E_K(J0) (measured with this traffic, HeaderAuth, no gaps), so the case is not reached, and
+/// this test pins the traffic around it.
+#[test]
+fn a_late_e_k_j0_of_a_frame_that_left_does_not_reach_a_later_job() {
+    let good = Builder::new(0x04, 1, &[7; 200]).build(); // 258 B
+    for mode in [Mode::HeaderAuth, Mode::PacketAuth, Mode::Aead] {
+        for t in [LINE, GAPS] {
+            let mut frames = vec![good.clone()]; // derives the key
+            for (k, cut) in [150usize, 160, 176, 200, 238].iter().enumerate() {
+                frames.push(good[..*cut].to_vec());
+                for i in 0..6 + k % 4 {
+                    frames.push(Builder::new(0x04, 10 + i as u32, &[]).build());
+                }
+                frames.extend([good.clone(), good.clone()]);
+            }
+            let keys = demo(mode);
+            let mut dut = RocesecProtect::new(Top::RocesecProtect1);
+            dut.load_keys(&keys).expect("keys fit");
+            let mut model = Protector::new(&keys).unwrap();
+            model.set_header_window(144);
+            let (out, _) = dut.run(&frames, t, &mut SplitMix64::new(seed(0xe0)));
+            let s = score(&mut model, &frames, &out);
+            assert_eq!(s.rejected, 5, "{mode:?} {t:?}: the five cut frames");
+            check_counters(&mut dut, &model, "late E_K(J0)");
+        }
+    }
+}
+
 /// LANES = 4: back-to-back frames of mixed sizes, keys cached, in every mode, leave with no idle
 /// output cycle in steady state (asserted): frames of four or more output beats, and one size
 /// of small frames at a time down to the minimum (a 58-B SEND, one input beat, two output

@@ -183,8 +183,8 @@ module rocesec_job_slots
   // A write (data or zeros) takes its entry's mark; a free marks its slot, also in the cycle
   // of a data write to it: a job cannot fill a slot in the cycle it is freed (job_ready_q is
   // low while the slot is valid), and an E_K(J0) written then is the leaving job's. So is one
-  // written to a slot that is not valid (a truncated frame can leave before its E_K(J0)
-  // comes out of the AES pipeline): it is zeroed after as well.
+  // written to a slot that is not valid, should a job leave before its E_K(J0) comes out of
+  // the AES pipeline (the co-simulation's cut frames leave after it): zeroed after as well.
   logic [NumJobs-1:0] ej_late_v;
   assign ej_late_v = {NumJobs{ekj0_we_i && !valid_q[ekj0_slot_i]}} &
                      (NumJobs'(1) << ekj0_slot_i);
