@@ -132,6 +132,15 @@ collect_pnr() {
   if [[ "$fmax" =~ ^[0-9] ]]; then rm -f "$RES/$tag.routed"; fi
 }
 
+# A routed result of target $1 that a new netlist or a new P&R run is about to replace stays in
+# the doc as the target's last routed row (syn/results/<tag>.routed) until a run of the target
+# routes again (collect_pnr removes it then).
+keep_routed() {
+  if grep -qE '^fmax_mhz=[0-9]' "$RES/$1.txt" 2> /dev/null; then
+    cp "$RES/$1.txt" "$RES/$1.routed"
+  fi
+}
+
 run_target() {
   local tag=$1 top=$2 lists=$3 params=$4 flags=${5:-} shown=${5:-}
   local srcs chp="" keep="" m t0 t1
@@ -169,11 +178,7 @@ run_target() {
   lut4=$(count "$st" LUT4); ccu=$(count "$st" CCU2C); ff=$(( $(count "$st" TRELLIS_FF) - folded ))
   ebr=$(count "$st" DP16KD); dsp=$(count "$st" MULT18X18D); dpr=$(count "$st" TRELLIS_DPR16X4)
   mux=$(( $(count "$st" PFUMX) + $(count "$st" L6MUX21) ))
-  # a routed result that this netlist replaces stays in the doc as the target's last routed row
-  # (syn/results/<tag>.routed) until a newer netlist of the target routes
-  if grep -qE '^fmax_mhz=[0-9]' "$RES/$tag.txt" 2> /dev/null; then
-    cp "$RES/$tag.txt" "$RES/$tag.routed"
-  fi
+  keep_routed "$tag"
   # the last nextpnr log is of the old netlist: --collect must not read it into the new row
   if [ -f "$OUT/$tag.pnr.log" ]; then mv -f "$OUT/$tag.pnr.log" "$OUT/$tag.prev.pnr.log"; fi
   rm -f "$OUT/$tag.report.json"
@@ -214,9 +219,7 @@ pnr_target() {
   local tag=$1 t0 t1 lf adopted=""
   [ -f "$OUT/$tag.json" ] && [ -f "$RES/$tag.txt" ] ||
     { echo "synth.sh: no netlist $OUT/$tag.json (run without --pnr-only first)" >&2; return 1; }
-  # a routed result stays as the last routed row if this run does not route (collect_pnr
-  # removes it if it does)
-  if grep -qE '^fmax_mhz=[0-9]' "$RES/$tag.txt"; then cp "$RES/$tag.txt" "$RES/$tag.routed"; fi
+  keep_routed "$tag"
   if [ -n "${PNR_LOG:-}" ]; then
     # adopt a finished run of this very netlist (see the header)
     [ -f "$PNR_LOG" ] || { echo "synth.sh: no log $PNR_LOG (PNR_LOG)" >&2; return 1; }

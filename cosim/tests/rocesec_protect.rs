@@ -623,8 +623,8 @@ fn a_frame_rejected_at_its_end_consumes_its_pn() {
 /// model's. The review of session 32 asked whether a cut frame's E_K(J0), about 31 cycles after
 /// its job, could come after the frame left and land in the slot of a later job; here a cut
 /// frame's last output beat comes about 70 cycles after its first input beat, after its
-/// E_K(J0) (measured with this traffic, HeaderAuth, no gaps), so the case is not reached, and
-/// this test pins the traffic around it.
+/// E_K(J0) (this test prints the figures with `-- --nocapture`), so the case is not reached,
+/// and this test pins the traffic around it.
 #[test]
 fn a_late_e_k_j0_of_a_frame_that_left_does_not_reach_a_later_job() {
     let good = Builder::new(0x04, 1, &[7; 200]).build(); // 258 B
@@ -644,6 +644,15 @@ fn a_late_e_k_j0_of_a_frame_that_left_does_not_reach_a_later_job() {
             let mut model = Protector::new(&keys).unwrap();
             model.set_header_window(144);
             let (out, _) = dut.run(&frames, t, &mut SplitMix64::new(seed(0xe0)));
+            // the figure in the doc comment: cycles from a cut frame's first input beat to
+            // its last output beat (`-- --nocapture` shows them)
+            let stay: Vec<u64> = frames
+                .iter()
+                .zip(&out)
+                .filter(|(f, _)| f.len() < good.len() && f.len() > 100)
+                .map(|(_, o)| o.last_cycle - o.in_first_cycle)
+                .collect();
+            eprintln!("{mode:?} {t:?}: cut frames in the engine for {stay:?} cycles");
             let s = score(&mut model, &frames, &out);
             assert_eq!(s.rejected, 5, "{mode:?} {t:?}: the five cut frames");
             check_counters(&mut dut, &model, "late E_K(J0)");

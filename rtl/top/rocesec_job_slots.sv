@@ -17,20 +17,17 @@
 //   kh         {key, H} of the job (2 x 128 bits, byte 0 in the top bits);
 //   ekj0       E_K(J0), the encrypted pre-counter block that masks the tag (SP 800-38D §7.1,
 //              step 6).
-// The key material is held in three distributed RAMs of NumJobs x 128 bits (key, H, E_K(J0);
-// one write port and one asynchronous read port each, since session 32 in place of 3,072
-// registers) and zeroed after the job leaves: a free marks the slot's entries dirty (a
-// register), and from the next cycle on a RAM's write port writes zeros to its lowest dirty
+// The key material is held in three common_zero_ram instances of NumJobs x 128 bits (key, H,
+// E_K(J0); distributed RAM, since session 32 in place of 3,072 registers) and zeroed after the
+// job leaves: a free marks the slot's entries, and each RAM writes zeros to its lowest marked
 // entry in every cycle it has no data to write (key and H: a job; E_K(J0): ekj0_we_i). The
 // zeroing is decided from the registered marks alone, so free_we_i (late in the cycle: it
-// comes from the output's tready) reaches only the marks' D, not the RAMs' write ports. A data
-// write to a dirty entry overwrites it and takes its mark (also in the cycle of the free: the
-// write wins, as it did over the registers' clear). A reset marks every entry dirty, so the
-// RAMs are zeroed over the cycles after it as well. Between a free and the zeroing a read
-// port may show the old entry where the registers showed zeros (the keystream generator reads
-// the key of a job freed early, a truncated frame, while it drains that job's words), but no
-// such read reaches an output: the generator's words of a freed job are dropped, and H and
-// E_K(J0) are read only for a valid job that has written them.
+// comes from the output's tready) reaches only the marks' D, not the RAMs' write ports. A
+// reset marks every entry. Between a free and the zeroing a read port may show the old entry
+// where the registers showed zeros (the keystream generator reads the key of a job freed
+// early, a truncated frame, while it drains that job's words), but no such read reaches an
+// output: the generator's words of a freed job are dropped, and H and E_K(J0) are read only
+// for a valid job that has written them.
 //
 // Timing
 // ------
@@ -107,9 +104,6 @@ module rocesec_job_slots
   logic               job_ready_q, job_ready_d, job_fire;
   logic [3:0]         reason_q [NumJobs];
   logic [1:0]         fwd_q    [NumJobs];
-  (* ram_style = "distributed" *) logic [127:0] key_mem  [NumJobs];
-  (* ram_style = "distributed" *) logic [127:0] h_mem    [NumJobs];
-  (* ram_style = "distributed" *) logic [127:0] ekj0_mem [NumJobs];
 
   assign job_fire   = job_valid_i && job_ready_q;
   assign wr_ptr_inc = wr_ptr_q + 1'b1;
@@ -157,56 +151,58 @@ module rocesec_job_slots
     end
   end
 
-  // Key material: RAMs without reset, zeroed after the job leaves (see the header).
-  logic [NumJobs-1:0] kh_dirty_q, ej_dirty_q, free_v;
-  logic [SlotW-1:0]   kh_zidx, ej_zidx;
-  logic               kh_we, ej_we;
-  logic [SlotW-1:0]   kh_waddr, ej_waddr;
+  // Key material: common_zero_ram (no reset, marked entries zeroed in write-free cycles).
+  // A free marks its slot in all three, also in the cycle of a data write to it: a job cannot
+  // fill a slot in the cycle it is freed (job_ready_q is low while the slot is valid), and an
+  // E_K(J0) written then is the leaving job's. So is one written to a slot that is not valid,
+  // should a job leave before its E_K(J0) comes out of the AES pipeline (the co-simulation's
+  // cut frames leave after it): zeroed after as well.
+  logic [NumJobs-1:0] free_v, ej_zero_v;
+  assign free_v    = {NumJobs{free_we_i}} & (NumJobs'(1) << free_slot_i);
+  assign ej_zero_v = free_v | ({NumJobs{ekj0_we_i && !valid_q[ekj0_slot_i]}} &
+                               (NumJobs'(1) << ekj0_slot_i));
 
-  assign free_v = {NumJobs{free_we_i}} & (NumJobs'(1) << free_slot_i);
+  common_zero_ram #(
+    .Width (128),
+    .Depth (NumJobs)
+  ) u_key_ram (
+    .clk_i   (clk_i),
+    .rst_ni  (rst_ni),
+    .we_i    (job_fire),
+    .waddr_i (wr_ptr_q),
+    .wdata_i (job_key_i),
+    .zero_i  (free_v),
+    .raddr_i (key_slot_i),
+    .rdata_o (key_o)
+  );
 
-  // lowest dirty entry of each RAM (registered marks only)
-  always_comb begin
-    kh_zidx = '0;
-    ej_zidx = '0;
-    for (int j = NumJobs - 1; j >= 0; j--) begin
-      if (kh_dirty_q[j]) kh_zidx = SlotW'(j);
-      if (ej_dirty_q[j]) ej_zidx = SlotW'(j);
-    end
-  end
+  common_zero_ram #(
+    .Width (128),
+    .Depth (NumJobs)
+  ) u_h_ram (
+    .clk_i   (clk_i),
+    .rst_ni  (rst_ni),
+    .we_i    (job_fire),
+    .waddr_i (wr_ptr_q),
+    .wdata_i (job_h_i),
+    .zero_i  (free_v),
+    .raddr_i (h_slot_i),
+    .rdata_o (h_o)
+  );
 
-  assign kh_we    = job_fire || (|kh_dirty_q);
-  assign kh_waddr = job_fire ? wr_ptr_q : kh_zidx;
-  assign ej_we    = ekj0_we_i || (|ej_dirty_q);
-  assign ej_waddr = ekj0_we_i ? ekj0_slot_i : ej_zidx;
-
-  // A write (data or zeros) takes its entry's mark; a free marks its slot, also in the cycle
-  // of a data write to it: a job cannot fill a slot in the cycle it is freed (job_ready_q is
-  // low while the slot is valid), and an E_K(J0) written then is the leaving job's. So is one
-  // written to a slot that is not valid, should a job leave before its E_K(J0) comes out of
-  // the AES pipeline (the co-simulation's cut frames leave after it): zeroed after as well.
-  logic [NumJobs-1:0] ej_late_v;
-  assign ej_late_v = {NumJobs{ekj0_we_i && !valid_q[ekj0_slot_i]}} &
-                     (NumJobs'(1) << ekj0_slot_i);
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      kh_dirty_q <= '1;
-      ej_dirty_q <= '1;
-    end else begin
-      kh_dirty_q <= (kh_dirty_q & ~({NumJobs{kh_we}} & (NumJobs'(1) << kh_waddr))) | free_v;
-      ej_dirty_q <= (ej_dirty_q & ~({NumJobs{ej_we}} & (NumJobs'(1) << ej_waddr))) | free_v |
-                    ej_late_v;
-    end
-  end
-
-  always_ff @(posedge clk_i) begin
-    if (kh_we) begin
-      key_mem[kh_waddr] <= job_fire ? job_key_i : 128'h0;
-      h_mem[kh_waddr]   <= job_fire ? job_h_i : 128'h0;
-    end
-    if (ej_we) ekj0_mem[ej_waddr] <= ekj0_we_i ? ekj0_data_i : 128'h0;
-  end
+  common_zero_ram #(
+    .Width (128),
+    .Depth (NumJobs)
+  ) u_ekj0_ram (
+    .clk_i   (clk_i),
+    .rst_ni  (rst_ni),
+    .we_i    (ekj0_we_i),
+    .waddr_i (ekj0_slot_i),
+    .wdata_i (ekj0_data_i),
+    .zero_i  (ej_zero_v),
+    .raddr_i (ekj0_rd_slot_i),
+    .rdata_o (ekj0_o)
+  );
 
   // The done bits after this edge, as the process above writes them.
   always_comb begin
@@ -222,9 +218,6 @@ module rocesec_job_slots
   assign valid_o     = valid_q;
   assign ekj0_v_o    = ekj0_v_q;
   assign hash_v_o    = hash_v_q;
-  assign key_o       = key_mem[key_slot_i];
-  assign h_o         = h_mem[h_slot_i];
-  assign ekj0_o      = ekj0_mem[ekj0_rd_slot_i];
   assign reason_o    = reason_q[verdict_slot_i];
   assign fwd_o       = fwd_q[verdict_slot_i];
 

@@ -7,4 +7,5 @@
 ../0_pkg/kdf_pkg.sv
 ../aes/aes_cipher_iter.sv
 ../kdf/kdf_cmac.sv
+../common/common_zero_ram.sv
 rocesec_key_cache.sv

@@ -40,7 +40,7 @@
 // flush_just_before_a_request_caches_nothing). A flush in the cycle of an insertion wins.
 // Entries hold their tag and key bits until overwritten; only the valid bits are flushed, so
 // the entries need no clear logic. A reset zeroes the tags and, over the NumCache cycles after
-// it, the key and H RAMs (the scrub below).
+// it, the key and H RAMs (common_zero_ram below).
 //
 // Structure
 // ---------
@@ -96,8 +96,6 @@ module rocesec_key_cache
   logic [NumCache-1:0]    valid_q, base_eq, hit_v, mr_hit_v;
   logic [NumCache-1:0]    hit_v_q, mr_hit_v_q;   // of the last request (StIdle)
   logic                   from_hit_q;            // the last response was a hit
-  (* ram_style = "distributed" *) logic [127:0] e_key [NumCache];
-  (* ram_style = "distributed" *) logic [127:0] e_h   [NumCache];
   logic                   drop_q;
   logic                   flush_q;  // flush_i in the previous cycle
   logic                   hit, mr_hit;
@@ -139,9 +137,7 @@ module rocesec_key_cache
       h_rd_idx   = h_rd_idx   | ({CW{hit_v_q[c]}}  & c[CW-1:0]);
     end
   end
-  assign hit_key = e_key[key_rd_idx];
-  assign hit_h   = e_h[h_rd_idx];
-  assign mr_key  = hit_key;
+  assign mr_key = hit_key;
 
   assign hit    = |hit_v;
   assign mr_hit = |mr_hit_v;
@@ -337,36 +333,40 @@ module rocesec_key_cache
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
 
-  // Keys and H of the entries: two RAMs of NumCache x 128 bits, one write port (insertion or
-  // scrub) and one asynchronous read port each, so Yosys maps them to distributed RAM (32
-  // DPR16X4 each on the ECP5) and they have no reset. In their place a scrub writes zeros to
-  // every entry after a reset, one entry per cycle, as the reset of the registers they replace
-  // did: key material does not outlive a reset even where no port can read it (every read
-  // needs a valid bit, and the reset clears those at once). An insertion has the write port
-  // first (the scrub waits a cycle) and a valid entry is not scrubbed, so the scrub never
-  // overwrites a cached key (after a reset the first insertion comes a derivation, more than
-  // 30 cycles, later, so with 8 entries the two do not meet).
-  logic [CW:0]   scrub_q;   // next entry to scrub; NumCache when done
-  logic          scrub_on, ram_we;
-  logic [CW-1:0] ram_waddr;
-  assign scrub_on  = !scrub_q[CW];
-  assign ram_we    = kc_we || (scrub_on && !valid_q[scrub_q[CW-1:0]]);
-  assign ram_waddr = kc_we ? next_q : scrub_q[CW-1:0];
+  // Keys and H of the entries: two RAMs of NumCache x 128 bits (common_zero_ram: one write
+  // port, one asynchronous read port, distributed RAM, no reset). A reset marks every entry,
+  // and the RAM writes zeros to the marked entries in the cycles after it, as the reset of the
+  // registers they replace did: key material does not outlive a reset even where no port can
+  // read it (every read needs a valid bit, and the reset clears those at once). An insertion
+  // takes the write port first and clears its entry's mark, so a cached key is never zeroed
+  // (after a reset the first insertion comes a derivation, more than 30 cycles, later).
+  common_zero_ram #(
+    .Width (128),
+    .Depth (NumCache)
+  ) u_key_ram (
+    .clk_i   (clk_i),
+    .rst_ni  (rst_ni),
+    .we_i    (kc_we),
+    .waddr_i (next_q),
+    .wdata_i (kc_wkey),
+    .zero_i  ('0),
+    .raddr_i (key_rd_idx),
+    .rdata_o (hit_key)
+  );
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      scrub_q <= '0;
-    end else if (scrub_on && !kc_we) begin
-      scrub_q <= scrub_q + 1'b1;
-    end
-  end
-
-  always_ff @(posedge clk_i) begin
-    if (ram_we) begin
-      e_key[ram_waddr] <= kc_we ? kc_wkey : 128'h0;
-      e_h[ram_waddr]   <= kc_we ? kc_wh : 128'h0;
-    end
-  end
+  common_zero_ram #(
+    .Width (128),
+    .Depth (NumCache)
+  ) u_h_ram (
+    .clk_i   (clk_i),
+    .rst_ni  (rst_ni),
+    .we_i    (kc_we),
+    .waddr_i (next_q),
+    .wdata_i (kc_wh),
+    .zero_i  ('0),
+    .raddr_i (h_rd_idx),
+    .rdata_o (hit_h)
+  );
 
   for (genvar c = 0; c < NumCache; c++) begin : gen_kc
     rocesec_pkg::key_tag_t tag;
