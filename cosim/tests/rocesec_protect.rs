@@ -622,7 +622,8 @@ fn a_frame_rejected_at_its_end_consumes_its_pn() {
 /// full frames, back to back and with gaps, in every protecting mode: every byte must be the
 /// model's. The review of session 32 asked whether a cut frame's E_K(J0), about 31 cycles after
 /// its job, could come after the frame left and land in the slot of a later job; here a cut
-/// frame's last output beat comes about 70 cycles after its first input beat, after its
+/// frame's last output beat comes 71 to 99 cycles after its first input beat without gaps
+/// (216 to 238 for the first, behind the key derivation), after its
 /// E_K(J0) (this test prints the figures with `-- --nocapture`), so the case is not reached,
 /// and this test pins the traffic around it.
 #[test]
