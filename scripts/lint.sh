@@ -14,6 +14,7 @@ VARIANTS=(
   "./ghash/ghash_core.f|-GMulStages=3"
   "./roce/roce_parse.f|-GLANES=2"
   "./roce/roce_parse.f|-GLANES=4"
+  "./aes/aes_cipher_pipe_rk.f|-GLanes=4"
 )
 lint_one() {  # lint_one <.f list> [-G args...]
     local f=$1 dir top files out

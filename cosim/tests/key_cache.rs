@@ -3,10 +3,12 @@
 //! SP 800-108 KBKDF with AES-CMAC) and a reference of the cache's documented behaviour: 8
 //! entries, round robin, an MR key inserted before the node key derived from it, and a flush
 //! (`flush_i`, a PD slot write) that empties the cache and keeps a derivation that overlaps it
-//! from inserting anything.
+//! from inserting anything. Each answer's round-key slot must hold round keys 1..10 of its key
+//! as the cache wrote them on `rk_*` (FIPS 197 §5.2 expansion on the test side).
 #![allow(clippy::unwrap_used)]
 
-use rocesec_cosim::rtl::key_cache::{KeyCache, KeyTag, KT_NODE, KT_QP, NUM_CACHE};
+use rocesec_cosim::rtl::ctr::aes128_round_keys;
+use rocesec_cosim::rtl::key_cache::{KeyCache, KeyRsp, KeyTag, KT_NODE, KT_QP, NUM_CACHE};
 use rocesec_cosim::rtl::{seed, SplitMix64};
 use rocesec_model::gcm::AesGcm;
 use rocesec_model::keys::{mr_key, node_key, qp_key, Key};
@@ -120,6 +122,16 @@ fn node_tag(pd: u32, epoch: u8, rkey: u32, level: u32, index: u64) -> KeyTag {
     }
 }
 
+/// The slot the response names holds round keys 1..10 of its key (FIPS 197 §5.2, expanded on
+/// the test side), as written on `rk_*` during the key's H computation.
+fn check_round_keys(dut: &KeyCache, got: &KeyRsp, key: &[u8; 16], what: &str) {
+    let want = aes128_round_keys(key);
+    let have = dut.round_keys(got.rk);
+    for r in 1..=10 {
+        assert_eq!(have[r], want[r], "{what}: round key {r} in slot {}", got.rk);
+    }
+}
+
 fn check(
     dut: &mut KeyCache,
     r: &mut Reference,
@@ -134,6 +146,7 @@ fn check(
     assert_eq!(got.hit, hit, "{what}: hit ({t:?})");
     assert_eq!(got.key, key, "{what}: key ({t:?})");
     assert_eq!(got.h, h_of(&key), "{what}: H = E_K(0^128) ({t:?})");
+    check_round_keys(dut, &got, &key, what);
     assert!(!dut.busy(), "{what}: busy after the response");
 }
 
@@ -315,6 +328,7 @@ fn random_against_reference() {
         );
         adjacent = flush_at.contains(&got.cycles); // flush in the response cycle
         assert_eq!(got.h, h_of(&want), "request {i}: H");
+        check_round_keys(&dut, &got, &want, &format!("request {i}"));
         hits += usize::from(hit);
         if flushed {
             rng.fill(&mut pdkeys[pd]);

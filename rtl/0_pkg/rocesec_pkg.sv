@@ -62,7 +62,12 @@ package rocesec_pkg;
   localparam int unsigned IcrcLatency  = 2;  // roce_parse_icrc beat -> icrc_o
 
   // $bits(job_t) (Yosys cannot take $bits of a type; checked against it under Verilator)
-  localparam int unsigned JobBits = 524;
+  localparam int unsigned JobBits = 531;
+
+  // Round-key slots of the data path's AES (rocesec_key_cache, aes_cipher_pipe_rk)
+  // (more than the derivations that can follow a slot's last use: rocesec_key_cache, "Round keys")
+  localparam int unsigned RkSlots = 128;
+  localparam int unsigned RkW     = 7;   // $clog2(RkSlots)
 
   // Derived-key cache entry types (key_tag_t.typ)
   localparam logic [1:0] KtQp   = 2'd0;  // K_qp(pd, epoch, gid, qpn = a, salt = b)
@@ -78,7 +83,8 @@ package rocesec_pkg;
   typedef struct packed {
     logic                   protect;   // insert SecHdr/ICV (else forward unchanged)
     logic [1:0]             mode;
-    logic [127:0]           key;       // AES-128 packet key
+    logic [127:0]           key;       // AES-128 packet key (round key 0)
+    logic [RkW-1:0]         rk;        // round-key slot of key (round keys 1..10)
     logic [127:0]           h;         // E_key(0^128)
     logic [95:0]            iv;
     logic [63:0]            sechdr;    // protect: SecHdr bytes 0-7 (byte 0 in [63:56]) at hoff

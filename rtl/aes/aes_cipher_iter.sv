@@ -16,6 +16,11 @@
 // SboxLatency) clock edges after the edge accepting start_i (31 for AES-128, 43 for AES-256 with
 // the default SboxLatency = 2); data_o holds until the next completion. Key registers and the
 // state are cleared by reset and the key window is cleared when the block completes.
+//
+// Round keys: rk_valid_o is high in the cycle that applies round r = rk_round_o (1..Nr), with its
+// round key on rk_o (FIPS 197 §5.2 w[4r..4r+3], word 4r in the top bits), combinational. Round
+// key 0 is key_i itself. rocesec_key_cache copies them into the data path's round-key RAMs while
+// it computes H = E_K(0^128) (aes_cipher_pipe_rk).
 
 `resetall
 `default_nettype none
@@ -33,7 +38,11 @@ module aes_cipher_iter #(
   output logic                   busy_o,
 
   output logic                   done_o,
-  output logic      [127:0]      data_o
+  output logic      [127:0]      data_o,
+
+  output logic                   rk_valid_o,
+  output logic      [3:0]        rk_round_o,
+  output logic      [127:0]      rk_o
 );
 
   localparam int unsigned Nr = aes_pkg::aes_num_rounds(KeyLen);
@@ -145,6 +154,10 @@ module aes_cipher_iter #(
   /////////////
 
   assign busy_o = busy_q;
+
+  assign rk_valid_o = round_done;
+  assign rk_round_o = round_q;
+  assign rk_o       = round_key;
 
 endmodule
 

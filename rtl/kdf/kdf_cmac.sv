@@ -30,6 +30,10 @@
 // one AES block (about 35 cycles). req_ready_o is high while
 // idle; rsp_valid_o pulses for one cycle with rsp_key_o, which holds until the next response.
 // Reset clears all key-dependent registers (key, subkeys, chaining value).
+//
+// Round keys of an encryption request: while it runs, enc_rk_valid_o is high in the cycle that
+// applies round enc_rk_round_o (1..Nr) and enc_rk_o is its round key (aes_cipher_iter rk_o,
+// combinational); low for every other request. rocesec_key_cache copies them for the data path.
 
 `resetall
 `default_nettype none
@@ -53,7 +57,12 @@ module kdf_cmac #(
 
   // Response
   output logic                            rsp_valid_o,
-  output logic      [255:0]               rsp_key_o
+  output logic      [255:0]               rsp_key_o,
+
+  // Round keys of an encryption request
+  output logic                            enc_rk_valid_o,
+  output logic      [3:0]                 enc_rk_round_o,
+  output logic      [127:0]               enc_rk_o
 );
 
   localparam int unsigned MBytes = MaxMsgBytes + 8;       // [i]_32 || msg || [L]_32
@@ -144,6 +153,8 @@ module kdf_cmac #(
                   : enc_q ? blk
                   : (x_q ^ (is_last ? blk_last : blk));
 
+  logic aes_rk_valid;
+
   aes_cipher_iter #(
     .KeyLen      (KeyLen),
     .SboxLatency (2)
@@ -155,8 +166,14 @@ module kdf_cmac #(
     .data_i  (aes_in),
     .busy_o  (aes_busy),
     .done_o  (aes_done),
-    .data_o  (aes_out)
+    .data_o  (aes_out),
+    .rk_valid_o (aes_rk_valid),
+    .rk_round_o (enc_rk_round_o),
+    .rk_o       (enc_rk_o)
   );
+
+  // only an encryption request's block runs in StWait with enc_q
+  assign enc_rk_valid_o = aes_rk_valid && enc_q && (state_q == StWait);
 
   /////////////
   // Control //

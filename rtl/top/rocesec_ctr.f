@@ -1,7 +1,6 @@
 ../0_pkg/aes_pkg.sv
 ../aes/aes_sbox.sv
 ../aes/aes_round.sv
-../aes/aes_key_expand.sv
-../aes/aes_cipher_pipe.sv
+../aes/aes_cipher_pipe_rk.sv
 ../common/common_fifo_ram.sv
 rocesec_ctr.sv

@@ -7,10 +7,11 @@
 // -----------
 // Jobs are slots of the caller's job table, visited in order: job_push_i announces one more
 // written job; the generator presents job_slot_o and reads that job's job_active_i (the frame is
-// processed), job_key_i (AES-128 key, byte 0 in the top bits), job_iv_i (96-bit IV) and
-// job_nks_i (keystream blocks). For an active job it issues J0 = IV ‖ [1]_32 (one cycle, lane
+// processed), job_key_i (AES-128 key, byte 0 in the top bits), job_rk_i (the slot of its round
+// keys 1..10 in the round-key RAMs, written beforehand on rk_* by rocesec_key_cache), job_iv_i
+// (96-bit IV) and job_nks_i (keystream blocks). For an active job it issues J0 = IV ‖ [1]_32 (one cycle, lane
 // 0) and then the counter blocks IV ‖ [2]_32 … IV ‖ [1 + nks]_32 in words of LANES blocks, one
-// word per cycle, into LANES aes_cipher_pipe instances (word w, lane j: keystream block
+// word per cycle, into one aes_cipher_pipe_rk of LANES lanes (word w, lane j: keystream block
 // LANES·w + j; the lanes past nks of the last word carry counters past the end, unused).
 // E_K(J0) leaves on ekj0_* with its slot; keystream words (lane j in bits [128j +: 128], byte 0
 // of each block in the lane's top bits) go to a KsDepth-word FIFO read with ks_valid_o /
@@ -24,7 +25,8 @@ module rocesec_ctr
 #(
   parameter int unsigned LANES   = 1,   // keystream blocks per word (AES pipelines)
   parameter int unsigned NumJobs = 8,   // job table slots (power of two)
-  parameter int unsigned KsDepth = 64   // keystream FIFO (words)
+  parameter int unsigned KsDepth = 64,  // keystream FIFO (words)
+  parameter int unsigned RkSlots = 128  // round-key slots (rocesec_pkg::RkSlots)
 ) (
   input  wire logic                       clk_i,
   input  wire logic                       rst_ni,
@@ -34,6 +36,7 @@ module rocesec_ctr
   output logic      [$clog2(NumJobs)-1:0] job_slot_o,
   input  wire logic                       job_active_i,
   input  wire logic [127:0]               job_key_i,
+  input  wire logic [$clog2(RkSlots)-1:0] job_rk_i,
   input  wire logic [95:0]                job_iv_i,
   input  wire logic [15:0]                job_nks_i,
 
@@ -45,7 +48,13 @@ module rocesec_ctr
   // Keystream
   output logic                            ks_valid_o,
   output logic      [128*LANES-1:0]       ks_data_o,
-  input  wire logic                       ks_pop_i
+  input  wire logic                       ks_pop_i,
+
+  // Round-key RAM writes (aes_cipher_pipe_rk)
+  input  wire logic                       rk_we_i,
+  input  wire logic [$clog2(RkSlots)-1:0] rk_slot_i,
+  input  wire logic [3:0]                 rk_round_i,
+  input  wire logic [127:0]               rk_data_i
 );
 
   localparam int unsigned SlotW  = $clog2(NumJobs);
@@ -66,7 +75,8 @@ module rocesec_ctr
   logic              aes_in_valid;
   logic [128*LANES-1:0] aes_in_data;
   logic [LANES-1:0]  aes_out_valid;
-  logic [SlotW:0]    aes_out_tag [LANES];  // {is_j0, slot}
+  logic [SlotW:0]    aes_out_tag;          // {is_j0, slot}
+  logic [LANES-1:0]  aes_in_lanes;
   logic [128*LANES-1:0] aes_out_data;
   logic [15:0]       nw;             // words of job_nks_i blocks
   logic              ks_push;
@@ -149,29 +159,35 @@ module rocesec_ctr
   // AES //
   /////////
 
-  for (genvar j = 0; j < LANES; j++) begin : gen_aes
-    aes_cipher_pipe #(
-      .KeyLen   (128),
-      .TagWidth (SlotW + 1)
-    ) u_aes (
-      .clk_i       (clk_i),
-      .rst_ni      (rst_ni),
-      .en_i        (1'b1),
-      .in_valid_i  (aes_in_valid && (j == 0 || !is_j0)),
-      .in_tag_i    ({is_j0, ptr_q}),
-      .in_key_i    (job_key_i),
-      .in_data_i   (aes_in_data[128*j +: 128]),
-      .out_valid_o (aes_out_valid[j]),
-      .out_tag_o   (aes_out_tag[j]),
-      .out_data_o  (aes_out_data[128*j +: 128])
-    );
-  end
+  // lane 0 only in the J0 cycle
+  assign aes_in_lanes = is_j0 ? LANES'(aes_in_valid) : {LANES{aes_in_valid}};
+
+  aes_cipher_pipe_rk #(
+    .Lanes    (LANES),
+    .TagWidth (SlotW + 1),
+    .RkSlots  (RkSlots)
+  ) u_aes (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .rk_we_i     (rk_we_i),
+    .rk_slot_i   (rk_slot_i),
+    .rk_round_i  (rk_round_i),
+    .rk_data_i   (rk_data_i),
+    .in_valid_i  (aes_in_lanes),
+    .in_tag_i    ({is_j0, ptr_q}),
+    .in_key_i    (job_key_i),
+    .in_rk_i     (job_rk_i),
+    .in_data_i   (aes_in_data),
+    .out_valid_o (aes_out_valid),
+    .out_tag_o   (aes_out_tag),
+    .out_data_o  (aes_out_data)
+  );
 
   // All lanes run in lockstep (same valid except in the J0 cycle, lane 0 only).
-  assign ekj0_valid_o = aes_out_valid[0] && aes_out_tag[0][SlotW];
-  assign ekj0_slot_o  = aes_out_tag[0][SlotW-1:0];
+  assign ekj0_valid_o = aes_out_valid[0] && aes_out_tag[SlotW];
+  assign ekj0_slot_o  = aes_out_tag[SlotW-1:0];
   assign ekj0_data_o  = aes_out_data[127:0];
-  assign ks_push      = aes_out_valid[0] && !aes_out_tag[0][SlotW];
+  assign ks_push      = aes_out_valid[0] && !aes_out_tag[SlotW];
 
   logic unused_ks_ready;
 
@@ -191,14 +207,6 @@ module rocesec_ctr
   );
 
   logic unused_sig;
-  if (LANES > 1) begin : gen_unused_lanes
-    logic [LANES-2:0] unused_v;
-    for (genvar j = 1; j < LANES; j++) begin : gen_u
-      assign unused_v[j-1] = aes_out_valid[j] ^ (^aes_out_tag[j]);
-    end
-    assign unused_sig = unused_ks_ready ^ (^unused_v);
-  end else begin : gen_unused_one
-    assign unused_sig = unused_ks_ready;
-  end
+  assign unused_sig = unused_ks_ready ^ (^aes_out_valid);
 
 endmodule

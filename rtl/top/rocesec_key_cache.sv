@@ -48,13 +48,31 @@
 // the hit vector is one-hot and the key/H are read from RAMs at its index. The PD, epoch, GID
 // and rkey/QPN fields are compared once per entry for both lookups (packet key and, for a node
 // key, its MR key); an MR entry is recognised by its type (its level and index are zero).
+//
+// Round keys
+// ----------
+// The data path's AES (aes_cipher_pipe_rk in rocesec_ctr) reads round keys 1..10 from RAMs of
+// NumRk slots instead of expanding the key next to every block. The cache fills them: while
+// kdf_cmac computes H = E_K(0^128) its iterative AES applies round keys 1..10 of K, one every
+// 3 cycles, and each goes out on rk_we_o / rk_slot_o / rk_round_o / rk_data_o (registered) to
+// slot rk_next_q, which then advances (round robin, whether or not the key is inserted).
+// rsp_rk_o names the slot of the answered key: the entry's on a hit, the new slot after a miss.
+// A slot is overwritten only NumRk derivations later. A job past the lookup still reads it only
+// while it is in the key stage or the emit's job table, and the lookup stage decides one header
+// at a time, so few derivations can follow its use: a hit needs the entry valid, so at most
+// NumCache - 1 derivations since the slot's (a flush in between clears the entry; a derivation
+// dropped by a flush follows the flush), and while the job is in flight at most one per frame
+// behind it: the emit's job table (8 at LANES = 1, 32 at LANES = 4), the key stage's verdict queue
+// (as many in protect, 4 in verify) and stages D and J. With 128 slots: 7 + 32 + 32 + 2 < 128
+// (docs/rtl/tops.md, "Round-key RAMs").
 
 `resetall
 `default_nettype none
 
 module rocesec_key_cache
 #(
-  parameter int unsigned NumCache = 8  // entries (QP, MR and node keys), power of two
+  parameter int unsigned NumCache = 8,  // entries (QP, MR and node keys), power of two
+  parameter int unsigned NumRk    = 128  // round-key slots of the data path (power of two)
 ) (
   input  wire logic                  clk_i,
   input  wire logic                  rst_ni,
@@ -68,12 +86,20 @@ module rocesec_key_cache
   output logic                       rsp_valid_o,
   output logic      [127:0]          rsp_key_o,
   output logic      [127:0]          rsp_h_o,
+  output logic      [$clog2(NumRk)-1:0] rsp_rk_o,  // round-key slot of rsp_key_o
+
+  // Round keys 1..10 of each derived packet key, to the data path's round-key RAMs
+  output logic                       rk_we_o,
+  output logic      [$clog2(NumRk)-1:0] rk_slot_o,
+  output logic      [3:0]            rk_round_o,
+  output logic      [127:0]          rk_data_o,
 
   input  wire logic                  flush_i,
   output logic                       busy_o      // a derivation is running
 );
 
   localparam int unsigned CW  = $clog2(NumCache);
+  localparam int unsigned RW  = $clog2(NumRk);
 
 `ifdef VERILATOR
   if ($bits(rocesec_pkg::key_tag_t) != rocesec_pkg::KeyTagBits) begin : gen_width_check
@@ -100,6 +126,10 @@ module rocesec_key_cache
   logic                   flush_q;  // flush_i in the previous cycle
   logic                   hit, mr_hit;
   logic [127:0]           hit_key, hit_h, mr_key;
+  logic [RW-1:0]          rk_next_q;             // slot of the next derivation's round keys
+  logic [RW-1:0]          rk_miss_q;             // slot of the last miss's key
+  logic [RW-1:0]          rk_e_q [NumCache];     // slot of each entry's key
+  logic [RW-1:0]          hit_rk;
 
   ////////////
   // Lookup //
@@ -152,6 +182,9 @@ module rocesec_key_cache
   logic [5:0]   kdf_len;
   logic         kdf_rsp_valid;
   logic [255:0] kdf_rsp;
+  logic         enc_rk_valid;
+  logic [3:0]   enc_rk_round;
+  logic [127:0] enc_rk;
 
   always_comb begin
     kdf_req_valid = 1'b0;
@@ -199,8 +232,26 @@ module rocesec_key_cache
     .req_msg_i     (kdf_msg),
     .req_msg_len_i (kdf_len),
     .rsp_valid_o   (kdf_rsp_valid),
-    .rsp_key_o     (kdf_rsp)
+    .rsp_key_o     (kdf_rsp),
+    .enc_rk_valid_o (enc_rk_valid),
+    .enc_rk_round_o (enc_rk_round),
+    .enc_rk_o       (enc_rk)
   );
+
+  // Round keys of the H computation (the only encryption request) to slot rk_next_q.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      rk_we_o    <= 1'b0;
+      rk_slot_o  <= '0;
+      rk_round_o <= '0;
+      rk_data_o  <= '0;
+    end else begin
+      rk_we_o    <= enc_rk_valid;
+      rk_slot_o  <= rk_next_q;
+      rk_round_o <= enc_rk_round;
+      rk_data_o  <= enc_rk_valid ? enc_rk : 128'h0;
+    end
+  end
 
   /////////////
   // Control //
@@ -210,6 +261,8 @@ module rocesec_key_cache
   assign rsp_valid_o = (state_q == StIdle && req_valid_i && hit) || (state_q == StRsp);
   assign rsp_key_o   = from_hit_q ? hit_key : key_q;
   assign rsp_h_o     = from_hit_q ? hit_h : h_q;
+  assign rsp_rk_o    = from_hit_q ? hit_rk : rk_miss_q;
+  assign hit_rk      = rk_e_q[h_rd_idx];
 
   // cache insertion (MR key after its derivation, packet key after its H), unless a flush came
   // during the derivation (drop_q) or comes now
@@ -248,6 +301,8 @@ module rocesec_key_cache
       hit_v_q    <= '0;
       mr_hit_v_q <= '0;
       from_hit_q <= 1'b0;
+      rk_next_q  <= '0;
+      rk_miss_q  <= '0;
     end else begin
       flush_q <= flush_i;
       if (flush_i) begin
@@ -307,8 +362,10 @@ module rocesec_key_cache
         StHReq:   if (kdf_req_ready) state_q <= StHWait;
         StHWait: begin
           if (kdf_rsp_valid) begin
-            h_q     <= kdf_rsp[255:128];
-            state_q <= StRsp;
+            h_q       <= kdf_rsp[255:128];
+            rk_miss_q <= rk_next_q;
+            rk_next_q <= rk_next_q + 1'b1;
+            state_q   <= StRsp;
           end
         end
         StRsp: begin
@@ -381,9 +438,11 @@ module rocesec_key_cache
     end
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
-        tag <= '0;
+        tag       <= '0;
+        rk_e_q[c] <= '0;
       end else if (kc_we && next_q == c[CW-1:0]) begin
-        tag <= kc_wtag;
+        tag       <= kc_wtag;
+        rk_e_q[c] <= rk_next_q;  // an MR entry's slot is not read
       end
     end
     assign base_eq[c]  = tag_base(tag) == tag_base(req_tag_i);

@@ -205,6 +205,10 @@ module rocesec_protect
   localparam int unsigned NumJobs = (LANES > 1) ? 32 : 8;
 
   logic       job_valid, job_ready;
+  logic       rk_we;           // round keys, key cache -> emit AES
+  logic [rocesec_pkg::RkW-1:0] rk_slot;
+  logic [3:0]   rk_round;
+  logic [127:0] rk_data;
   rocesec_pkg::job_t       job;
   logic       done_valid;
   logic [3:0] done_reason;
@@ -234,7 +238,11 @@ module rocesec_protect
     .reg_wdata_i   (reg_wdata_i),
     .reg_raddr_i   (reg_raddr_i),
     .reg_rdata_o   (reg_rdata_o),
-    .kdf_busy_o    (kdf_busy_o)
+    .kdf_busy_o    (kdf_busy_o),
+    .rk_we_o       (rk_we),
+    .rk_slot_o     (rk_slot),
+    .rk_round_o    (rk_round),
+    .rk_data_o     (rk_data)
   );
 
   //////////
@@ -250,6 +258,10 @@ module rocesec_protect
     .job_valid_i     (job_valid),
     .job_ready_o     (job_ready),
     .job_i           (job),
+    .rk_we_i         (rk_we),
+    .rk_slot_i       (rk_slot),
+    .rk_round_i      (rk_round),
+    .rk_data_i       (rk_data),
     .done_valid_i    (done_valid),
     .done_reason_i   (done_reason),
     .done_fwd_i      (done_fwd),

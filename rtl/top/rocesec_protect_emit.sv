@@ -58,6 +58,12 @@ module rocesec_protect_emit
   output logic               job_ready_o,
   input  wire rocesec_pkg::job_t          job_i,
 
+  // Round keys of derived packet keys (rocesec_key_cache), into the AES round-key RAMs
+  input  wire logic                       rk_we_i,
+  input  wire logic [rocesec_pkg::RkW-1:0] rk_slot_i,
+  input  wire logic [3:0]                 rk_round_i,
+  input  wire logic [127:0]               rk_data_i,
+
   // Final verdicts (job order)
   input  wire logic          done_valid_i,
   input  wire logic [3:0]    done_reason_i,
@@ -287,6 +293,7 @@ module rocesec_protect_emit
     .job_slot_o   (ctr_ptr),
     .job_active_i (ctr_job.protect),
     .job_key_i    (ctr_job.key),
+    .job_rk_i     (ctr_job.rk),
     .job_iv_i     (ctr_job.iv),
     .job_nks_i    (rocesec_pkg::job_nks(ctr_job)),
     .ekj0_valid_o (ekj0_we),
@@ -294,7 +301,11 @@ module rocesec_protect_emit
     .ekj0_data_o  (ekj0_data),
     .ks_valid_o   (ks_valid),
     .ks_data_o    (ks_head),
-    .ks_pop_i     (ks_pop)
+    .ks_pop_i     (ks_pop),
+    .rk_we_i      (rk_we_i),
+    .rk_slot_i    (rk_slot_i),
+    .rk_round_i   (rk_round_i),
+    .rk_data_i    (rk_data_i)
   );
 
   ///////////////

@@ -220,6 +220,10 @@ module rocesec_verify
   /////////
 
   logic       job_valid, job_ready;
+  logic       rk_we;           // round keys, key cache -> emit AES
+  logic [rocesec_pkg::RkW-1:0] rk_slot;
+  logic [3:0]   rk_round;
+  logic [127:0] rk_data;
   rocesec_pkg::job_t job;
   logic       done_valid;
   logic [3:0] done_reason;
@@ -256,7 +260,11 @@ module rocesec_verify
     .reg_wdata_i     (reg_wdata_i),
     .reg_raddr_i     (reg_raddr_i),
     .reg_rdata_o     (key_rdata),
-    .kdf_busy_o      (kdf_busy_o)
+    .kdf_busy_o      (kdf_busy_o),
+    .rk_we_o         (rk_we),
+    .rk_slot_o       (rk_slot),
+    .rk_round_o      (rk_round),
+    .rk_data_o       (rk_data)
   );
 
   //////////
@@ -274,6 +282,10 @@ module rocesec_verify
     .job_valid_i     (job_valid),
     .job_ready_o     (job_ready),
     .job_i           (job),
+    .rk_we_i         (rk_we),
+    .rk_slot_i       (rk_slot),
+    .rk_round_i      (rk_round),
+    .rk_data_i       (rk_data),
     .auth_valid_o    (auth_valid),
     .auth_ready_i    (auth_ready),
     .auth_ok_o       (auth_ok),

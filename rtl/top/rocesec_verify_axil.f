@@ -4,7 +4,7 @@
 ../aes/aes_sbox.sv
 ../aes/aes_round.sv
 ../aes/aes_key_expand.sv
-../aes/aes_cipher_pipe.sv
+../aes/aes_cipher_pipe_rk.sv
 ../0_pkg/ghash_pkg.sv
 ../ghash/ghash_mul.sv
 ../ghash/ghash_core.sv

@@ -97,7 +97,13 @@ module rocesec_verify_key
   output logic      [31:0]           reg_rdata_o,
 
   // Status
-  output logic                       kdf_busy_o
+  output logic                       kdf_busy_o,
+
+  // Round keys of derived packet keys, to the emit's AES (rocesec_key_cache)
+  output logic                       rk_we_o,
+  output logic [rocesec_pkg::RkW-1:0] rk_slot_o,
+  output logic      [3:0]            rk_round_o,
+  output logic      [127:0]          rk_data_o
 );
 
   ////////////////////
@@ -522,10 +528,12 @@ module rocesec_verify_key
 
   logic         kc_rsp_valid;
   logic [127:0] kc_key, kc_h;
+  logic [rocesec_pkg::RkW-1:0] kc_rk;
   logic         key_ok_q;  // the cache answered this job's key request (kc_key/kc_h hold it)
 
   rocesec_key_cache #(
-    .NumCache (NumCache)
+    .NumCache (NumCache),
+    .NumRk    (rocesec_pkg::RkSlots)
   ) u_cache (
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
@@ -535,6 +543,11 @@ module rocesec_verify_key
     .rsp_valid_o (kc_rsp_valid),
     .rsp_key_o   (kc_key),
     .rsp_h_o     (kc_h),
+    .rsp_rk_o    (kc_rk),
+    .rk_we_o     (rk_we_o),
+    .rk_slot_o   (rk_slot_o),
+    .rk_round_o  (rk_round_o),
+    .rk_data_o   (rk_data_o),
     .flush_i     (pd_write),
     .busy_o      (kdf_busy_o)
   );
@@ -555,6 +568,7 @@ module rocesec_verify_key
     job.mode    = jd_q.sec_mode;
     job.key     = key_ok_q ? kc_key : 128'h0;  // the cache holds them until its next request
     job.h       = key_ok_q ? kc_h : 128'h0;
+    job.rk      = key_ok_q ? kc_rk : '0;
     job.iv      = {jd_q.dest_qp, salt_q, jd_q.sec_pn};
     job.ip_len  = ipl;
     job.udp_len = jd_q.udp_len - 16'(rocesec_pkg::Overhead);

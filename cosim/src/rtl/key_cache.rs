@@ -71,7 +71,12 @@ pub struct KeyRsp {
     pub hit: bool,
     /// Cycles from the request's first cycle to the response cycle (0 for a hit).
     pub cycles: u64,
+    /// `rsp_rk_o`: the round-key slot the cache names for the key.
+    pub rk: usize,
 }
+
+/// Round-key slots (`rocesec_pkg::RkSlots`).
+pub const RK_SLOTS: usize = 128;
 
 /// A verilated `rocesec_key_cache`.
 pub struct KeyCache {
@@ -84,6 +89,14 @@ pub struct KeyCache {
     rsp_h: Port,
     flush: Port,
     busy: Port,
+    rsp_rk: Port,
+    rk_we: Port,
+    rk_slot: Port,
+    rk_round: Port,
+    rk_data: Port,
+    /// Round keys 1..10 of each slot as written on `rk_*` (index 0 unused), a copy of what the
+    /// data path's round-key RAMs would hold.
+    rk_ram: Vec<[[u8; 16]; 11]>,
 }
 
 impl Default for KeyCache {
@@ -105,6 +118,12 @@ impl KeyCache {
             rsp_h: sim.pin("rsp_h_o"),
             flush: sim.pin("flush_i"),
             busy: sim.pin("busy_o"),
+            rsp_rk: sim.pin("rsp_rk_o"),
+            rk_we: sim.pin("rk_we_o"),
+            rk_slot: sim.pin("rk_slot_o"),
+            rk_round: sim.pin("rk_round_o"),
+            rk_data: sim.pin("rk_data_o"),
+            rk_ram: vec![[[0u8; 16]; 11]; RK_SLOTS],
             sim,
         };
         s.sim.set_u64(s.req_valid, 0);
@@ -117,7 +136,7 @@ impl KeyCache {
     pub fn idle(&mut self, n: u64, flush: bool) {
         for i in 0..n {
             self.sim.set_u64(self.flush, u64::from(flush && i == 0));
-            self.sim.tick();
+            self.tick();
         }
         self.sim.set_u64(self.flush, 0);
     }
@@ -139,7 +158,7 @@ impl KeyCache {
             self.sim.eval();
             if self.sim.get_u64(self.rsp_valid) != 0 {
                 // key and H hold from the cycle after rsp_valid_o until the next request
-                self.sim.tick();
+                self.tick();
                 self.sim.set_u64(self.req_valid, 0);
                 self.sim.set_u64(self.flush, 0);
                 self.sim.eval();
@@ -152,11 +171,34 @@ impl KeyCache {
                     h,
                     hit: c == 0,
                     cycles: c,
+                    rk: self.sim.get_u64(self.rsp_rk) as usize,
                 };
             }
-            self.sim.tick();
+            self.tick();
         }
         panic!("rocesec_key_cache: no response");
+    }
+
+    /// One clock edge, recording a round-key write (`rk_we_o`) of this cycle.
+    fn tick(&mut self) {
+        self.sim.eval();
+        if self.sim.get_u64(self.rk_we) != 0 {
+            let slot = self.sim.get_u64(self.rk_slot) as usize;
+            let round = self.sim.get_u64(self.rk_round) as usize;
+            let mut k = [0u8; 16];
+            self.sim.get_bytes(self.rk_data, &mut k);
+            assert!(
+                (1..=10).contains(&round),
+                "rocesec_key_cache: round-key write of round {round}"
+            );
+            self.rk_ram[slot][round] = k;
+        }
+        self.sim.tick();
+    }
+
+    /// Round keys 1..10 last written to round-key slot `slot` (index 0 is zero).
+    pub fn round_keys(&self, slot: usize) -> [[u8; 16]; 11] {
+        self.rk_ram[slot]
     }
 
     /// `busy_o`: a derivation is running.

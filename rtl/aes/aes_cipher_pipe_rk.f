@@ -1,0 +1,4 @@
+../0_pkg/aes_pkg.sv
+aes_sbox.sv
+aes_round.sv
+aes_cipher_pipe_rk.sv
