@@ -125,6 +125,15 @@ fn node_tag(pd: u32, epoch: u8, rkey: u32, level: u32, index: u64) -> KeyTag {
 /// The slot the response names holds round keys 1..10 of its key (FIPS 197 §5.2, expanded on
 /// the test side), as written on `rk_*` during the key's H computation.
 fn check_round_keys(dut: &KeyCache, got: &KeyRsp, key: &[u8; 16], what: &str) {
+    // a miss writes rounds 1..10 once each, in order, to the slot it names; a hit writes none
+    // (found in review: extra writes, e.g. of a CMAC block's round keys, would go unseen when
+    // the H computation overwrites them)
+    let want_writes: Vec<(usize, usize)> = if got.hit {
+        Vec::new()
+    } else {
+        (1..=10).map(|r| (got.rk, r)).collect()
+    };
+    assert_eq!(got.rk_writes, want_writes, "{what}: round-key writes");
     let want = aes128_round_keys(key);
     let have = dut.round_keys(got.rk);
     for r in 1..=10 {

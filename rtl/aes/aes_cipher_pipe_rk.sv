@@ -26,10 +26,11 @@
 // round-key reads (they run in lockstep with one slot per word).
 //
 // Why: the key window of aes_cipher_pipe (128 bits x 3 registers per round and the expansion's
-// SubWord ROM and logic) is about 3.8k FF, 4.9k LUT4 and 20 DP16KD per pipeline; ten 32 x 128
-// RAMs are 40 DP16KD. Round keys are key material: a reset marks every slot, and in each cycle
-// without a write the port writes zeros to the lowest marked slot in all ten RAMs; a write clears
-// its slot's mark (common_zero_ram's rule, for block RAM).
+// SubWord ROM and logic) is about 2.5k FF and 20 DP16KD per pipeline after synthesis; ten
+// RkSlots x 128 RAMs are 40 DP16KD for any RkSlots up to 512 (docs/rtl/aes.md). Round keys
+// are key material: a reset marks every slot, and in each cycle without a write the port writes
+// zeros to the lowest marked slot in all ten RAMs; a write clears its slot's mark
+// (common_zero_ram's rule, for block RAM).
 //
 // Reset: valid flags, the write registers and the marks; state registers and RAM reads are not.
 
@@ -39,7 +40,7 @@
 module aes_cipher_pipe_rk #(
   parameter int unsigned Lanes    = 1,   // blocks per word
   parameter int unsigned TagWidth = 8,   // sideband carried with each word
-  parameter int unsigned RkSlots  = 32   // round-key slots (power of two)
+  parameter int unsigned RkSlots  = 128  // round-key slots (power of two, <= 512)
 ) (
   input  wire logic                       clk_i,
   input  wire logic                       rst_ni,

@@ -63,7 +63,7 @@
 // NumCache - 1 derivations since the slot's (a flush in between clears the entry; a derivation
 // dropped by a flush follows the flush), and while the job is in flight at most one per frame
 // behind it: the emit's job table (8 at LANES = 1, 32 at LANES = 4), the key stage's verdict queue
-// (as many in protect, 4 in verify) and stages D and J. With 128 slots: 7 + 32 + 32 + 2 < 128
+// (as many) and stages D and J. With 128 slots: 7 + 32 + 32 + 2 < 128
 // (docs/rtl/tops.md, "Round-key RAMs").
 
 `resetall

@@ -285,7 +285,8 @@ module rocesec_protect_emit
   rocesec_ctr #(
     .LANES   (LANES),
     .NumJobs (NumJobs),
-    .KsDepth (KsDepth)
+    .KsDepth (KsDepth),
+    .RkSlots (rocesec_pkg::RkSlots)
   ) u_ctr (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),

@@ -61,7 +61,7 @@ impl KeyTag {
 }
 
 /// The answer to one request.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KeyRsp {
     /// The derived key (byte 0 = bits 127:120).
     pub key: [u8; 16],
@@ -73,6 +73,8 @@ pub struct KeyRsp {
     pub cycles: u64,
     /// `rsp_rk_o`: the round-key slot the cache names for the key.
     pub rk: usize,
+    /// Round-key writes (`rk_we_o`) during the request, `(slot, round)` in order.
+    pub rk_writes: Vec<(usize, usize)>,
 }
 
 /// Round-key slots (`rocesec_pkg::RkSlots`).
@@ -97,6 +99,8 @@ pub struct KeyCache {
     /// Round keys 1..10 of each slot as written on `rk_*` (index 0 unused), a copy of what the
     /// data path's round-key RAMs would hold.
     rk_ram: Vec<[[u8; 16]; 11]>,
+    /// Writes since the last request began.
+    rk_log: Vec<(usize, usize)>,
 }
 
 impl Default for KeyCache {
@@ -124,6 +128,7 @@ impl KeyCache {
             rk_round: sim.pin("rk_round_o"),
             rk_data: sim.pin("rk_data_o"),
             rk_ram: vec![[[0u8; 16]; 11]; RK_SLOTS],
+            rk_log: Vec::new(),
             sim,
         };
         s.sim.set_u64(s.req_valid, 0);
@@ -149,6 +154,7 @@ impl KeyCache {
     /// # Panics
     /// If no response comes within 2,000 cycles.
     pub fn request(&mut self, tag: &KeyTag, pdkey: &[u8; 16], flush_at: &[u64]) -> KeyRsp {
+        self.rk_log.clear();
         self.sim.set_u64(self.req_valid, 1);
         self.sim.set_bytes(self.req_tag, &tag.to_bytes());
         self.sim.set_bytes(self.req_pdkey, pdkey);
@@ -172,6 +178,7 @@ impl KeyCache {
                     hit: c == 0,
                     cycles: c,
                     rk: self.sim.get_u64(self.rsp_rk) as usize,
+                    rk_writes: std::mem::take(&mut self.rk_log),
                 };
             }
             self.tick();
@@ -192,6 +199,7 @@ impl KeyCache {
                 "rocesec_key_cache: round-key write of round {round}"
             );
             self.rk_ram[slot][round] = k;
+            self.rk_log.push((slot, round));
         }
         self.sim.tick();
     }
