@@ -29,6 +29,14 @@
 # data when OCEP is high, as the FF did when CE was high (Lattice TN1264, ECP5 Memory Usage Guide,
 # "Output register"; nextpnr-ecp5 times a DP16KD by its REGMODE pair).
 #
+# A DP16KD that Yosys made of a wide RAM (DATA_WIDTH 36: port A writes, port B reads 36 bits
+# that leave on DOA0..17 and DOB0..17, OCEA tied to 0) is one read port: both halves are folded
+# together (REGMODE_A and REGMODE_B, OCEA and OCEB alike) or neither, since which port's REGMODE
+# registers the DOA half in that mode is not documented for DP16KD (PDPW16KD, the 36-bit
+# primitive, has a single REGMODE); set alike, every bit is registered exactly once either way.
+# Until session 33 only port B's half was folded, and a netlist with the round-key RAMs
+# (rtl/aes/aes_cipher_pipe_rk.sv) could register half of each round key twice in silicon.
+#
 # Prints one line: ports folded, FFs removed, DP16KD seen, ports left and why. Exit 0 on success
 # (including nothing to fold), 1 on a malformed netlist, 2 on usage errors.
 import json
@@ -40,6 +48,17 @@ from collections import Counter, defaultdict
 def pstr(v):
     """A Yosys JSON string parameter without the trailing space Yosys adds to 0/1/x/z strings."""
     return v.rstrip(" ") if isinstance(v, str) else v
+
+
+def width(v):
+    """A DATA_WIDTH parameter as an int (Yosys JSON writes integers as 32-bit binary strings)."""
+    if isinstance(v, int):
+        return v
+    v = pstr(v)
+    try:
+        return int(v, 2) if set(v) <= {"0", "1"} and len(v) > 8 else int(v)
+    except ValueError:
+        return -1
 
 
 def fold_module(mod, why):
@@ -61,11 +80,72 @@ def fold_module(mod, why):
     folded = removed = seen = 0
     rename = {}  # old DOP bit -> FF Q bit
     dead = set()
+    def candidates(used):
+        """([(pin, FF name, FF cell)], None) if every used read-data bit drives exactly one
+        flip-flop's DI, else ([], the reason)."""
+        ffs = []
+        for pin, b in used:
+            ld = loads[b]
+            if b in port_bits:
+                return [], "read data is a module port"
+            if len(ld) != 1:
+                return [], "read data has more than one load"
+            fname, fport = ld[0]
+            f = cells[fname]
+            if f["type"] != "TRELLIS_FF" or fport != "DI":
+                return [], "read data feeds logic, not a flip-flop"
+            ffs.append((pin, fname, f))
+        return ffs, None
+
+    def take(e, ports, ffs):
+        """Fold ffs into the output register of the ports named (REGMODE, OCE := the FFs' CE)."""
+        prm, con = e["parameters"], e["connections"]
+        f0 = ffs[0][2]
+        ce = ["1"] if pstr(f0["parameters"].get("CEMUX", "1")) == "1" else f0["connections"]["CE"]
+        for P in ports:
+            prm[f"REGMODE_{P}"] = "OUTREG"
+            con[f"OCE{P}"] = list(ce)
+        for pin, fname, f in ffs:
+            q = f["connections"]["Q"][0]
+            rename[con[pin][0]] = q
+            con[pin] = [q]
+            dead.add(fname)
+
     for ename, e in list(cells.items()):
         if e["type"] != "DP16KD":
             continue
         seen += 1
         prm, con = e["parameters"], e["connections"]
+        if 36 in (width(prm.get("DATA_WIDTH_A", 18)), width(prm.get("DATA_WIDTH_B", 18))):
+            # 36-bit pseudo dual port (Yosys's PDPW16KD mapping): port A writes, port B reads,
+            # and the 36 read bits leave on DOA0..17 (low) and DOB0..17 (high). Which port's
+            # REGMODE registers the DOA half in this mode is not documented for DP16KD
+            # (PDPW16KD has one REGMODE), so the two halves are folded together or not at all,
+            # with both ports set alike: each bit is then registered once either way.
+            if any(pstr(prm.get(f"REGMODE_{P}", "NOREG")) != "NOREG" for P in "AB"):
+                why["already OUTREG"] += 1
+                continue
+            dos = [(f"DO{P}{i}", con.get(f"DO{P}{i}", ["x"])[0]) for P in "AB" for i in range(18)]
+            used = [(pin, b) for pin, b in dos if isinstance(b, int) and (loads[b] or b in port_bits)]
+            if not used:
+                why["read port unused"] += 1
+                continue
+            ffs, reason = candidates(used)
+            if not reason:
+                if con.get("RSTA", ["0"]) != ["0"]:
+                    reason = "EBR reset in use"
+                elif con.get("CLKA") != con.get("CLKB") or \
+                        pstr(prm.get("CLKAMUX", "CLKA")) != "CLKA":
+                    reason = "36-bit EBR with two clocks"
+                else:
+                    reason = check_ffs(e, "B", ffs)
+            if reason:
+                why[f"36-bit: {reason}"] += 1
+                continue
+            take(e, "AB", ffs)
+            folded += 1
+            removed += len(ffs)
+            continue
         for P in "AB":
             if pstr(prm.get(f"REGMODE_{P}", "NOREG")) != "NOREG":
                 why["already OUTREG"] += 1
@@ -75,36 +155,13 @@ def fold_module(mod, why):
             if not used:
                 why["read port unused"] += 1
                 continue
-            ffs, reason = [], None
-            for pin, b in used:
-                ld = loads[b]
-                if b in port_bits:
-                    reason = "read data is a module port"
-                elif len(ld) != 1:
-                    reason = "read data has more than one load"
-                else:
-                    fname, fport = ld[0]
-                    f = cells[fname]
-                    if f["type"] != "TRELLIS_FF" or fport != "DI":
-                        reason = "read data feeds logic, not a flip-flop"
-                    else:
-                        ffs.append((pin, fname, f))
-                if reason:
-                    break
+            ffs, reason = candidates(used)
             if not reason:
                 reason = check_ffs(e, P, ffs)
             if reason:
                 why[reason] += 1
                 continue
-            f0 = ffs[0][2]
-            ce = ["1"] if pstr(f0["parameters"].get("CEMUX", "1")) == "1" else f0["connections"]["CE"]
-            prm[f"REGMODE_{P}"] = "OUTREG"
-            con[f"OCE{P}"] = list(ce)
-            for pin, fname, f in ffs:
-                q = f["connections"]["Q"][0]
-                rename[con[pin][0]] = q
-                con[pin] = [q]
-                dead.add(fname)
+            take(e, P, ffs)
             folded += 1
             removed += len(ffs)
     for fname in dead:
@@ -298,10 +355,39 @@ def self_test():
                                                      for i in range(3)}}
     f, r, s, _why = fold(n)
     check("hierarchy counts instances", (f, r, s) == (3, 6, 3))
+    # 6. 36-bit pseudo dual port (DATA_WIDTH 36, as Yosys maps a wide RAM; OCEA tied 0 on the
+    # write side): both halves fold together, both ports set alike, or neither.
+    w36 = {"DATA_WIDTH_A": "00000000000000000000000000100100",
+           "DATA_WIDTH_B": "00000000000000000000000000100100"}
+
+    def case36(ffs_b, **kw):
+        n = _case([_ff(1000, 2000), _ff(1001, 2001)], ffs_b, ebr_over=dict(w36), **kw)
+        n["modules"]["m"]["cells"]["e"]["connections"]["OCEA"] = ["0"]
+        return n
+    n = case36([_ff(1100, 2100), _ff(1101, 2101)])
+    f, r, _s, why = fold(n)
+    e = n["modules"]["m"]["cells"]["e"]
+    check("36-bit folds as one port", (f, r) == (1, 4) and not why)
+    check("36-bit: both REGMODEs", e["parameters"]["REGMODE_A"] == "OUTREG" and
+          e["parameters"]["REGMODE_B"] == "OUTREG")
+    check("36-bit: both OCEs are the FF clock enable", e["connections"]["OCEA"] == [4] and
+          e["connections"]["OCEB"] == [4])
+    # a half that cannot fold keeps the other half unfolded too (session 33: only port B was
+    # folded, so half of each word would be registered twice if port B's REGMODE governs all 36)
+    n = case36([_ff(1100, 2100)], extra={"l": _lut(1101, 3000)})
+    before = json.dumps(n, sort_keys=True)
+    f, r, _s, why = fold(n)
+    check("36-bit: half foldable, nothing folded", (f, r) == (0, 0) and
+          why["36-bit: read data feeds logic, not a flip-flop"] == 1 and
+          json.dumps(n, sort_keys=True) == before)
+    n = case36([_ff(1100, 2100), _ff(1101, 2101)])
+    n["modules"]["m"]["cells"]["e"]["connections"]["CLKA"] = [9]
+    f, r, _s, why = fold(n)
+    check("36-bit: two clocks", (f, r) == (0, 0) and why["36-bit: 36-bit EBR with two clocks"] == 1)
     if fails:
         print("ebr_outreg self-test FAILED: " + "; ".join(fails))
         return 1
-    print(f"ebr_outreg self-test ok ({len(bad) + 5} cases)")
+    print(f"ebr_outreg self-test ok ({len(bad) + 8} cases)")
     return 0
 
 
