@@ -10,8 +10,10 @@
 // in its top bits (FIPS 197 §3.4). in_key_i is round key 0, the AES-128 key itself (FIPS 197
 // §5.2, byte k0 on top); in_rk_i names the slot that holds round keys 1..10 of the same key.
 // Round-key write port: rk_we_i writes rk_data_i as round key rk_round_i (1..10; other values
-// write nothing) of slot rk_slot_i. Its inputs are registered here first, then written: a
-// written round key is read by blocks that reach that round 2 or more cycles after rk_we_i.
+// write nothing) of slot rk_slot_i. Its inputs are registered here, then the RAMs' write port
+// is driven from a second set of registers (session 33: the zeroing's priority encoder had
+// reached the write address of all 40 block RAMs in one cycle, the protect top's critical path):
+// a written round key is read by blocks that reach that round 3 or more cycles after rk_we_i.
 // A caller must not overwrite a slot while a block that reads it is in the pipeline (the key
 // cache's rule: docs/rtl/tops.md, "Round-key RAMs"). in_tag_i rides to out_tag_o unchanged;
 // in_valid_i has one bit per lane, and so does out_valid_o.
@@ -78,6 +80,11 @@ module aes_cipher_pipe_rk #(
   logic [RkSlots-1:0] mark_q;
   logic [SW-1:0]      zslot, ram_slot;
   logic               zero;
+  // the RAMs' write port, registered
+  logic               p_we_q, p_zero_q;
+  logic [SW-1:0]      p_slot_q;
+  logic [3:0]         p_round_q;
+  logic [127:0]       p_data_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -89,7 +96,7 @@ module aes_cipher_pipe_rk #(
       wr_we_q    <= rk_we_i;
       wr_slot_q  <= rk_slot_i;
       wr_round_q <= rk_round_i;
-      wr_data_q  <= rk_we_i ? rk_data_i : 128'h0;  // the copy holds no key after the write
+      wr_data_q  <= rk_we_i ? rk_data_i : 128'h0;  // the copies hold no key after the write
     end
   end
 
@@ -107,6 +114,22 @@ module aes_cipher_pipe_rk #(
       mark_q <= '1;
     end else if (wr_we_q || zero) begin
       mark_q[ram_slot] <= 1'b0;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      p_we_q    <= 1'b0;
+      p_zero_q  <= 1'b0;
+      p_slot_q  <= '0;
+      p_round_q <= '0;
+      p_data_q  <= '0;
+    end else begin
+      p_we_q    <= wr_we_q;
+      p_zero_q  <= zero;
+      p_slot_q  <= ram_slot;
+      p_round_q <= wr_round_q;
+      p_data_q  <= wr_we_q ? wr_data_q : 128'h0;
     end
   end
 
@@ -149,8 +172,8 @@ module aes_cipher_pipe_rk #(
     logic [128*Lanes-1:0] a_sub_bytes;
 
     always_ff @(posedge clk_i) begin
-      if ((wr_we_q && wr_round_q == 4'(r)) || zero) begin
-        rk_mem[ram_slot] <= wr_we_q ? wr_data_q : 128'h0;
+      if ((p_we_q && p_round_q == 4'(r)) || p_zero_q) begin
+        rk_mem[p_slot_q] <= p_data_q;
       end
     end
 
