@@ -116,52 +116,35 @@ def fold_module(mod, why):
             continue
         seen += 1
         prm, con = e["parameters"], e["connections"]
-        if 36 in (width(prm.get("DATA_WIDTH_A", 18)), width(prm.get("DATA_WIDTH_B", 18))):
-            # 36-bit pseudo dual port (Yosys's PDPW16KD mapping): port A writes, port B reads,
-            # and the 36 read bits leave on DOA0..17 (low) and DOB0..17 (high). Which port's
-            # REGMODE registers the DOA half in this mode is not documented for DP16KD
-            # (PDPW16KD has one REGMODE), so the two halves are folded together or not at all,
-            # with both ports set alike: each bit is then registered once either way.
-            if any(pstr(prm.get(f"REGMODE_{P}", "NOREG")) != "NOREG" for P in "AB"):
+        # A read port is one port's DO bits, or, in 36-bit pseudo dual port mode (Yosys's
+        # PDPW16KD mapping: port A writes, port B reads 36 bits that leave on DOA0..17 and
+        # DOB0..17), both ports' together: which port's REGMODE registers the DOA half in that
+        # mode is not documented for DP16KD (PDPW16KD has one REGMODE), so the halves are folded
+        # together, both ports set alike, or not at all; each bit is then registered once either
+        # way.
+        wide = 36 in (width(prm.get("DATA_WIDTH_A", 18)), width(prm.get("DATA_WIDTH_B", 18)))
+        for ports in (["AB"] if wide else ["A", "B"]):
+            if any(pstr(prm.get(f"REGMODE_{P}", "NOREG")) != "NOREG" for P in ports):
                 why["already OUTREG"] += 1
                 continue
-            dos = [(f"DO{P}{i}", con.get(f"DO{P}{i}", ["x"])[0]) for P in "AB" for i in range(18)]
+            dos = [(f"DO{P}{i}", con.get(f"DO{P}{i}", ["x"])[0]) for P in ports for i in range(18)]
             used = [(pin, b) for pin, b in dos if isinstance(b, int) and (loads[b] or b in port_bits)]
             if not used:
                 why["read port unused"] += 1
                 continue
             ffs, reason = candidates(used)
-            if not reason:
+            if not reason and wide:
                 if con.get("RSTA", ["0"]) != ["0"]:
                     reason = "EBR reset in use"
                 elif con.get("CLKA") != con.get("CLKB") or \
                         pstr(prm.get("CLKAMUX", "CLKA")) != "CLKA":
                     reason = "36-bit EBR with two clocks"
-                else:
-                    reason = check_ffs(e, "B", ffs)
-            if reason:
-                why[f"36-bit: {reason}"] += 1
-                continue
-            take(e, "AB", ffs)
-            folded += 1
-            removed += len(ffs)
-            continue
-        for P in "AB":
-            if pstr(prm.get(f"REGMODE_{P}", "NOREG")) != "NOREG":
-                why["already OUTREG"] += 1
-                continue
-            dos = [(f"DO{P}{i}", con.get(f"DO{P}{i}", ["x"])[0]) for i in range(18)]
-            used = [(pin, b) for pin, b in dos if isinstance(b, int) and (loads[b] or b in port_bits)]
-            if not used:
-                why["read port unused"] += 1
-                continue
-            ffs, reason = candidates(used)
             if not reason:
-                reason = check_ffs(e, P, ffs)
+                reason = check_ffs(e, ports[-1], ffs)  # the read port: B in 36-bit mode
             if reason:
-                why[reason] += 1
+                why[f"36-bit: {reason}" if wide else reason] += 1
                 continue
-            take(e, P, ffs)
+            take(e, ports, ffs)
             folded += 1
             removed += len(ffs)
     for fname in dead:

@@ -28,11 +28,11 @@
 // round-key reads (they run in lockstep with one slot per word).
 //
 // Why: the key window of aes_cipher_pipe (128 bits x 3 registers per round and the expansion's
-// SubWord ROM and logic) is about 2.5k FF and 20 DP16KD per pipeline after synthesis; ten
+// SubWord ROM and logic) is about 3.2k FF and 20 DP16KD per pipeline after synthesis; ten
 // RkSlots x 128 RAMs are 40 DP16KD for any RkSlots up to 512 (docs/rtl/aes.md). Round keys
 // are key material: a reset marks every slot, and in each cycle without a write the port writes
 // zeros to the lowest marked slot in all ten RAMs; a write clears its slot's mark
-// (common_zero_ram's rule, for block RAM).
+// (common_zero_marks, the schedule common_zero_ram uses too).
 //
 // Reset: valid flags, the write registers and the marks; state registers and RAM reads are not.
 
@@ -77,8 +77,7 @@ module aes_cipher_pipe_rk #(
   logic [SW-1:0]      wr_slot_q;
   logic [3:0]         wr_round_q;
   logic [127:0]       wr_data_q;
-  logic [RkSlots-1:0] mark_q;
-  logic [SW-1:0]      zslot, ram_slot;
+  logic [SW-1:0]      ram_slot;
   logic               zero;
   // the RAMs' write port, registered
   logic               p_we_q, p_zero_q;
@@ -100,22 +99,18 @@ module aes_cipher_pipe_rk #(
     end
   end
 
-  // lowest marked slot (registered marks only)
-  always_comb begin
-    zslot = '0;
-    for (int j = RkSlots - 1; j >= 0; j--) if (mark_q[j]) zslot = SW'(j);
-  end
-
-  assign zero     = !wr_we_q && (|mark_q);
-  assign ram_slot = wr_we_q ? wr_slot_q : zslot;
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      mark_q <= '1;
-    end else if (wr_we_q || zero) begin
-      mark_q[ram_slot] <= 1'b0;
-    end
-  end
+  // this cycle's write: the round key, or zeros to the lowest slot marked since the reset
+  common_zero_marks #(
+    .Depth (RkSlots)
+  ) u_marks (
+    .clk_i   (clk_i),
+    .rst_ni  (rst_ni),
+    .we_i    (wr_we_q),
+    .waddr_i (wr_slot_q),
+    .zero_i  ('0),
+    .zero_o  (zero),
+    .addr_o  (ram_slot)
+  );
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -129,7 +124,7 @@ module aes_cipher_pipe_rk #(
       p_zero_q  <= zero;
       p_slot_q  <= ram_slot;
       p_round_q <= wr_round_q;
-      p_data_q  <= wr_we_q ? wr_data_q : 128'h0;
+      p_data_q  <= wr_data_q;  // zero unless wr_we_q
     end
   end
 

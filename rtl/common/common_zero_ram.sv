@@ -14,7 +14,8 @@
 // within as many write-free cycles as there are marks ahead of it, and the zeroing never
 // overwrites data written after the mark. Reads see an entry's old content until it is zeroed;
 // the callers do not use a marked entry (they mark what they no longer read).
-// Used by rocesec_key_cache (reset marks only) and rocesec_job_slots (a job's free).
+// The schedule is common_zero_marks. Used by rocesec_key_cache (reset marks only) and
+// rocesec_job_slots (a job's free).
 
 `resetall
 `default_nettype none
@@ -38,29 +39,23 @@ module common_zero_ram #(
   localparam int unsigned AW = $clog2(Depth);
 
   (* ram_style = "distributed" *) logic [Width-1:0] mem_q [Depth];
-  logic [Depth-1:0] mark_q;
-  logic [AW-1:0]    zidx, addr;
-  logic             we;
+  logic [AW-1:0]    addr;
+  logic             zero;
 
-  // lowest marked entry (registered marks only: zero_i reaches only the marks' D)
-  always_comb begin
-    zidx = '0;
-    for (int j = Depth - 1; j >= 0; j--) if (mark_q[j]) zidx = AW'(j);
-  end
-
-  assign we   = we_i || (|mark_q);
-  assign addr = we_i ? waddr_i : zidx;
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      mark_q <= '1;
-    end else begin
-      mark_q <= (mark_q & ~({Depth{we}} & (Depth'(1) << addr))) | zero_i;
-    end
-  end
+  common_zero_marks #(
+    .Depth (Depth)
+  ) u_marks (
+    .clk_i   (clk_i),
+    .rst_ni  (rst_ni),
+    .we_i    (we_i),
+    .waddr_i (waddr_i),
+    .zero_i  (zero_i),
+    .zero_o  (zero),
+    .addr_o  (addr)
+  );
 
   always_ff @(posedge clk_i) begin
-    if (we) mem_q[addr] <= we_i ? wdata_i : '0;
+    if (we_i || zero) mem_q[addr] <= we_i ? wdata_i : '0;
   end
 
   assign rdata_o = mem_q[raddr_i];

@@ -7,5 +7,6 @@
 ../0_pkg/kdf_pkg.sv
 ../aes/aes_cipher_iter.sv
 ../kdf/kdf_cmac.sv
+../common/common_zero_marks.sv
 ../common/common_zero_ram.sv
 rocesec_key_cache.sv

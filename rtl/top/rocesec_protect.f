@@ -19,6 +19,7 @@
 ../kdf/kdf_cmac.sv
 rocesec_key_tables.sv
 rocesec_qp_ident.sv
+../common/common_zero_marks.sv
 ../common/common_zero_ram.sv
 rocesec_key_cache.sv
 rocesec_ctr.sv
