@@ -345,6 +345,69 @@ fn tamper_pass() {
     }
 }
 
+/// The replay window of one QP (RFC 4303 §3.4.3, 64 PNs) under reordering, gaps and replays:
+/// PN jumps of 1 to 3, of exactly 63, 64 and 65 and around them, PNs just inside (age 63) and
+/// just outside (age 64) the window, repeats, and the window's position crossing a multiple of
+/// 64 in both directions, at line rate and with gaps, LANES = 1 and 4. Every frame's verdict
+/// and the counters must equal the model's `ReplayWindow` (model/src/stage/key.rs). All frames
+/// belong to one QP, so most decisions are taken while earlier frames of the QP still wait for
+/// their verdicts (the key stage's conflict rule).
+#[test]
+fn replay_window_jumps_reorder_and_repeats() {
+    let keys = demo(Mode::HeaderAuth);
+    let n = 6000usize;
+    let plain: Vec<Vec<u8>> = (0..n)
+        .map(|i| Builder::new(0x04, i as u32, &[0x3c; 8]).build())
+        .collect();
+    // the protector numbers the QP's frames PN 1, 2, ...: frame k carries PN k + 1
+    let frames = protected(&keys, &plain);
+    assert_eq!(frames.len(), n);
+    let mut pns: Vec<usize> = vec![
+        1, 2, 3, 4, 5, 70, 6, 7, 7, 133, 71, 70, 69, 197, 134, 133, 196, 195, 197, 198, 200, 199,
+        262, 263, 264, 327, 265, 264, 263, 391, 392, 329, 328, 456, 455, 392, 393, 457, 500,
+    ];
+    let mut rng = SplitMix64::new(seed(0x9e7));
+    let mut top = *pns.iter().max().unwrap();
+    while pns.len() < 700 {
+        let r = rng.below(100);
+        let pn = if r < 45 {
+            top + 1 + rng.below(3) as usize
+        } else if r < 55 {
+            top + 60 + rng.below(11) as usize
+        } else if r < 90 {
+            top.saturating_sub(rng.below(71) as usize).max(1)
+        } else {
+            pns[pns.len() - 1 - rng.below(pns.len().min(80) as u64) as usize]
+        };
+        if pn > n {
+            break;
+        }
+        top = top.max(pn);
+        pns.push(pn);
+    }
+    let stream: Vec<Vec<u8>> = pns.iter().map(|&pn| frames[pn - 1].clone()).collect();
+    let cases = [
+        (Top::RocesecVerify1, VerifyMode::CutThrough, LINE),
+        (Top::RocesecVerify1, VerifyMode::CutThrough, GAPS),
+        (Top::RocesecVerify1, VerifyMode::StoreForward, LINE),
+        (Top::RocesecVerify4, VerifyMode::CutThrough, LINE),
+    ];
+    for (i, (top, m, t)) in cases.into_iter().enumerate() {
+        let s = run_case(
+            &format!("replay window {top:?} {t:?} ({} frames)", stream.len()),
+            top,
+            &keys,
+            &stream,
+            m,
+            t,
+            0x9f0 + i as u64,
+            |_| {},
+        );
+        assert!(s.processed > 400, "{s:?}");
+        assert!(s.by_reason[Reason::Replay.code() as usize] > 100, "{s:?}");
+    }
+}
+
 /// A reset forgets the RX QP state: after a reset (keys loaded again) the same frames verify
 /// exactly as on a new model verifier, replay windows empty. The replay windows and WRITE keys
 /// live in a RAM that a reset does not clear, so an entry allocated after the reset must read

@@ -117,7 +117,7 @@ module rocesec_verify_key
     logic [7:0]   epoch;
     logic         next;
     logic [47:0]  top;       // highest accepted PN (0: none)
-    logic [63:0]  bits;      // bit i: PN top - i accepted
+    logic [63:0]  bits;      // bit p mod 64: PN p in [top - 63, top] accepted (see below)
     logic         cont_valid;
     logic [31:0]  cont_rkey;
     logic [5:0]   cont_level;
@@ -240,6 +240,7 @@ module rocesec_verify_key
   logic [1:0]      vq_fwd_q     [VqDepth];
   logic [QW-1:0]   vq_idx_q     [VqDepth];
   logic [47:0]     vq_pn_q      [VqDepth];
+  logic [48:0]     vq_pnm_q     [VqDepth];  // PN - 64 (bit 48 set: PN < 64), for the commit
   logic [7:0]      vq_epoch_q   [VqDepth];
   logic            vq_promote_q [VqDepth];
   logic            vq_wfirst_q  [VqDepth];
@@ -321,6 +322,9 @@ module rocesec_verify_key
   // function of the descriptor alone); D1 checks that va and it agree above bit 12 + level
   // (no differing bit there: a mask, not two shifts and a compare) and shifts out the index.
   logic [64:0] d_sum_q;
+  // PN + 63 and PN + 64 of the header in d_q, computed as it enters d_q, so that D2's replay
+  // check and conflict rule compare registers with a carry chain each and add nothing.
+  logic [48:0] d_pn63_q, d_pn64_q;
 
   always_comb begin
     logic [6:0]  sh;
@@ -348,9 +352,15 @@ module rocesec_verify_key
       p1_in_node_q    <= 1'b0;
       p1_index_q      <= '0;
       d_sum_q         <= '0;
+      d_pn63_q        <= '0;
+      d_pn64_q        <= '0;
     end else begin
       if (ld) d_sum_q <= rocesec_pkg::last_addr(hdr_desc_i.has_reth, hdr_desc_i.dma_len,
                                                 hdr_desc_i.va);
+      if (ld) begin
+        d_pn63_q <= {1'b0, hdr_desc_i.sec_pn} + 49'd63;
+        d_pn64_q <= {1'b0, hdr_desc_i.sec_pn} + 49'd64;
+      end
       d1_ok_q <= d_valid_q && !dec_take && !ld && !tbl_stale;
       if (d_valid_q) begin
         p1_mode_q       <= pol_mode;
@@ -408,7 +418,6 @@ module rocesec_verify_key
     logic [7:0]  ediff;
     logic        ep_ok, ep_stale, ep_next;
     logic [47:0] pn;
-    logic [47:0] age;
     logic        replay_ok;
     logic        level_qp;
 
@@ -464,10 +473,12 @@ module rocesec_verify_key
     end
 
     // replay window (ReplayWindow::check)
+    // (the window's bits are kept by PN mod 64, not by age: the bit of pn is selected by
+    // registered bits of d_q, in parallel with the two compares; age < 64 is pn + 63 >= top)
     pn        = d_q.sec_pn;
-    age       = sel_st.top - pn;
     replay_ok = (pn != 48'd0) &&
-                ((pn > sel_st.top) || (age < 48'd64 && !sel_st.bits[age[5:0]]));
+                ((pn > sel_st.top) ||
+                 (d_pn63_q >= {1'b0, sel_st.top} && !sel_st.bits[pn[5:0]]));
 
     // classification, in the order of Verifier::verify and select_rx
     if (d_q.kind == roce_parse_pkg::KindNotRoce) begin
@@ -508,13 +519,13 @@ module rocesec_verify_key
     // before a continuation.
     conflict = (state_q != StIdle) && process_q && sel_qp_found && qp_idx_q == sel_qp_idx &&
                d_q.sec_valid &&
-               (jd_q.sec_pn == pn || {1'b0, jd_q.sec_pn} >= {1'b0, pn} + 49'd64 ||
+               (jd_q.sec_pn == pn || {1'b0, jd_q.sec_pn} >= d_pn64_q ||
                 promote_q || (write_first_q && wcont));
     // every occupied slot, in any order (no rotation by the head: an OR of per-slot terms)
     for (int j = 0; j < VqDepth; j++) begin
       if (vq_v_q[j] && vq_process_q[j] && sel_qp_found && vq_idx_q[j] == sel_qp_idx &&
           d_q.sec_valid &&
-          (vq_pn_q[j] == pn || {1'b0, vq_pn_q[j]} >= {1'b0, pn} + 49'd64 ||
+          (vq_pn_q[j] == pn || {1'b0, vq_pn_q[j]} >= d_pn64_q ||
            vq_promote_q[j] || (vq_wfirst_q[j] && wcont))) begin
         conflict = 1'b1;
       end
@@ -704,6 +715,7 @@ module rocesec_verify_key
       vq_fwd_q[vq_tail_q]     <= dec_fwd_q;
       vq_idx_q[vq_tail_q]     <= qp_idx_q;
       vq_pn_q[vq_tail_q]      <= jd_q.sec_pn;
+      vq_pnm_q[vq_tail_q]     <= {1'b0, jd_q.sec_pn} - 49'd64;
       vq_epoch_q[vq_tail_q]   <= jd_q.sec_epoch;
       vq_promote_q[vq_tail_q] <= promote_q;
       vq_wfirst_q[vq_tail_q]  <= write_first_q;
@@ -728,20 +740,38 @@ module rocesec_verify_key
   assign cur_e    = cur_rd;
   assign c_promote = (vq_epoch_q[vq_head_q] != cur_e.epoch);
 
+  // ReplayWindow::update, with the window kept by PN mod 64: bit j holds the PN p in
+  // [top - 63, top] with p mod 64 = j (the model's bit i is bit (top - i) mod 64 here). A PN
+  // above top by d < 64 clears the d bits after top's (those PNs left the window: top + 1 - 64
+  // .. pn - 64) and sets its own; by 64 or more it leaves only its own; at or below top (age
+  // < 64: the decision checked it, and the conflict rule kept every frame that could move top
+  // by 64 past it waiting) it sets its own. No subtraction and no shift by a difference: two
+  // compares (pn > top, pn - 64 >= top) and 6-bit decodes of top mod 64 and pn mod 64.
   always_comb begin
     logic [47:0] pn;
-    logic [47:0] shift;
+    logic [48:0] pnm;
+    logic        gt, far;
+    logic [5:0]  t, p;
+    logic [63:0] gt_t, le_p, clr, own;
     pn       = vq_pn_q[vq_head_q];
+    pnm      = vq_pnm_q[vq_head_q];
     qp_we    = fin_take && fin_reason == rocesec_pkg::ReasonOk && v_process;
     qp_wdata = cur_e;
-    // ReplayWindow::update
-    if (pn > cur_e.top) begin
-      shift         = pn - cur_e.top;
-      qp_wdata.bits = ((shift >= 48'd64) ? 64'h0 : (cur_e.bits << shift[5:0])) | 64'h1;
+    gt       = pn > cur_e.top;
+    far      = !pnm[48] && pnm[47:0] >= cur_e.top;
+    t        = cur_e.top[5:0];
+    p        = pn[5:0];
+    for (int j = 0; j < 64; j++) begin
+      gt_t[j] = 6'(j) > t;
+      le_p[j] = 6'(j) <= p;
+      own[j]  = 6'(j) == p;
+    end
+    clr = (t < p) ? (gt_t & le_p) : (gt_t | le_p);  // (t, p] around the circle
+    if (gt) begin
+      qp_wdata.bits = (far ? 64'h0 : (cur_e.bits & ~clr)) | own;
       qp_wdata.top  = pn;
     end else begin
-      shift         = cur_e.top - pn;
-      qp_wdata.bits = cur_e.bits | (64'h1 << shift[5:0]);
+      qp_wdata.bits = cur_e.bits | own;
     end
     // epoch promotion (make before break)
     if (c_promote) begin
