@@ -322,9 +322,9 @@ module rocesec_verify_key
   // function of the descriptor alone); D1 checks that va and it agree above bit 12 + level
   // (no differing bit there: a mask, not two shifts and a compare) and shifts out the index.
   logic [64:0] d_sum_q;
-  // PN + 63 and PN + 64 of the header in d_q, computed as it enters d_q, so that D2's replay
-  // check and conflict rule compare registers with a carry chain each and add nothing.
-  logic [48:0] d_pn63_q, d_pn64_q;
+  // PN + 64 of the header in d_q, computed as it enters d_q, so that D2's replay check
+  // (age < 64: pn + 64 > top) and conflict rule compare registers and add nothing.
+  logic [48:0] d_pn64_q;
 
   always_comb begin
     logic [6:0]  sh;
@@ -352,15 +352,11 @@ module rocesec_verify_key
       p1_in_node_q    <= 1'b0;
       p1_index_q      <= '0;
       d_sum_q         <= '0;
-      d_pn63_q        <= '0;
       d_pn64_q        <= '0;
     end else begin
       if (ld) d_sum_q <= rocesec_pkg::last_addr(hdr_desc_i.has_reth, hdr_desc_i.dma_len,
                                                 hdr_desc_i.va);
-      if (ld) begin
-        d_pn63_q <= {1'b0, hdr_desc_i.sec_pn} + 49'd63;
-        d_pn64_q <= {1'b0, hdr_desc_i.sec_pn} + 49'd64;
-      end
+      if (ld) d_pn64_q <= {1'b0, hdr_desc_i.sec_pn} + 49'd64;
       d1_ok_q <= d_valid_q && !dec_take && !ld && !tbl_stale;
       if (d_valid_q) begin
         p1_mode_q       <= pol_mode;
@@ -474,11 +470,11 @@ module rocesec_verify_key
 
     // replay window (ReplayWindow::check)
     // (the window's bits are kept by PN mod 64, not by age: the bit of pn is selected by
-    // registered bits of d_q, in parallel with the two compares; age < 64 is pn + 63 >= top)
+    // registered bits of d_q, in parallel with the two compares; age < 64 is pn + 64 > top)
     pn        = d_q.sec_pn;
     replay_ok = (pn != 48'd0) &&
                 ((pn > sel_st.top) ||
-                 (d_pn63_q >= {1'b0, sel_st.top} && !sel_st.bits[pn[5:0]]));
+                 (d_pn64_q > {1'b0, sel_st.top} && !sel_st.bits[pn[5:0]]));
 
     // classification, in the order of Verifier::verify and select_rx
     if (d_q.kind == roce_parse_pkg::KindNotRoce) begin
