@@ -240,6 +240,7 @@ module rocesec_protect_key
   logic          r_free_found, r_found;
   logic [QW-1:0] r_free_idx, r_match_idx;
   logic          qp_alloc;
+  logic [NumQps-1:0] unused_qp_valid;
 
   rocesec_qp_ident #(
     .NumQps (NumQps)
@@ -256,7 +257,8 @@ module rocesec_protect_key
     .found_o      (r_found),
     .match_idx_o  (r_match_idx),
     .free_found_o (r_free_found),
-    .free_idx_o   (r_free_idx)
+    .free_idx_o   (r_free_idx),
+    .valid_o      (unused_qp_valid)
   );
 
   // Target range: smallest level whose node holds [va, va + max(len, 1)), in three steps so
@@ -645,6 +647,6 @@ module rocesec_protect_key
 
 
   logic unused_sig;
-  assign unused_sig = ^{dec_pd, unused_pol_next, unused_vq_count, reg_addr_i[1:0]};
+  assign unused_sig = ^{unused_qp_valid, dec_pd, unused_pol_next, unused_vq_count, reg_addr_i[1:0]};
 
 endmodule

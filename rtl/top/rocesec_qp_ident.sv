@@ -35,7 +35,8 @@ module rocesec_qp_ident
   input  wire logic [127:0]      ld_gid_i,
   input  wire logic [23:0]       ld_qpn_i,
 
-  // Allocation of entry alloc_idx_i for the frame in stage D (identity cur_*_i)
+  // Allocation of entry alloc_idx_i for the frame in stage D (identity cur_*_i, written into
+  // every free entry in every cycle)
   input  wire logic              alloc_i,
   input  wire logic [$clog2(NumQps)-1:0] alloc_idx_i,
   input  wire logic [127:0]      cur_gid_i,
@@ -45,7 +46,10 @@ module rocesec_qp_ident
   output logic                   found_o,
   output logic      [$clog2(NumQps)-1:0] match_idx_o,
   output logic                   free_found_o,
-  output logic      [$clog2(NumQps)-1:0] free_idx_o
+  output logic      [$clog2(NumQps)-1:0] free_idx_o,
+
+  // Allocated entries (registers; a free entry's state may be written freely)
+  output logic      [NumQps-1:0] valid_o
 );
 
   localparam int unsigned QW = $clog2(NumQps);
@@ -57,6 +61,10 @@ module rocesec_qp_ident
   logic              same_q;         // entering identity == the identity allocated with it
   logic [NumQps-1:0] match;          // D1: match of the frame in D against the current table
 
+  // A free entry's identity is not read (every use is gated by its valid bit), so every free
+  // entry takes the identity of the frame in D in every cycle, and an allocation sets only the
+  // valid bit: the allocation (a decision, late in its cycle) enables one flip-flop per entry,
+  // not 153. In the allocation's cycle the identity written is cur_*_i, as before.
   for (genvar q = 0; q < NumQps; q++) begin : gen_qp
     logic         valid_q;
     logic [127:0] gid_q;
@@ -64,18 +72,24 @@ module rocesec_qp_ident
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         valid_q <= 1'b0;
-        gid_q   <= '0;
-        qpn_q   <= '0;
       end else if (alloc_i && alloc_idx_i == q[QW-1:0]) begin
         valid_q <= 1'b1;
-        gid_q   <= cur_gid_i;
-        qpn_q   <= cur_qpn_i;
+      end
+    end
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        gid_q <= '0;
+        qpn_q <= '0;
+      end else if (!valid_q) begin
+        gid_q <= cur_gid_i;
+        qpn_q <= cur_qpn_i;
       end
     end
     assign valid_v[q]  = valid_q;
     assign ld_match[q] = valid_q && gid_q == ld_gid_i && qpn_q == ld_qpn_i;
   end
 
+  assign valid_o = valid_v;
   assign match = match_q | (alloc_hot_q & {NumQps{same_q}});
 
   always_ff @(posedge clk_i or negedge rst_ni) begin

@@ -298,6 +298,7 @@ module rocesec_verify_key
   logic          r_free_found, r_found, r_in_node;
   logic [QW-1:0] r_free_idx;
   logic [63:0]   r_index;
+  logic [NumQps-1:0] qp_valid_v;
 
   rocesec_qp_ident #(
     .NumQps (NumQps)
@@ -314,7 +315,8 @@ module rocesec_verify_key
     .found_o      (r_found),
     .match_idx_o  (match_idx),
     .free_found_o (r_free_found),
-    .free_idx_o   (r_free_idx)
+    .free_idx_o   (r_free_idx),
+    .valid_o      (qp_valid_v)
   );
 
   // Key scope: [va, va + max(len, 1)) inside node (level, va >> (12 + level)). The last
@@ -782,10 +784,11 @@ module rocesec_verify_key
     end
   end
 
-  // An entry's identity (valid, dest GID, dest QPN; rocesec_qp_ident) is written by its
-  // allocation only; its state (epoch, next, replay window, continuation key) by the
-  // allocation (RxQp::new) and by every commit. Allocation and commit never address the same entry in one cycle (a free one,
-  // a valid one). The replay window and continuation key live in a RAM written by commits only
+  // An entry's identity (valid, dest GID, dest QPN; rocesec_qp_ident) is set by its
+  // allocation (a free entry's identity and epoch follow the frame in D until then); its state
+  // (epoch, next, replay window, continuation key) by the allocation (RxQp::new) and by every
+  // commit. Allocation and commit never address the same entry in one cycle (a free one, a
+  // valid one). The replay window and continuation key live in a RAM written by commits only
   // and read asynchronously at two indices (stage D's match, the verdict queue head's entry):
   // an FPGA maps it to distributed RAM (TRELLIS_DPR16X4 on the ECP5), one copy per read port.
   // An allocation sets the entry's fresh bit instead of writing the RAM, and its first commit
@@ -800,9 +803,11 @@ module rocesec_verify_key
   for (genvar q = 0; q < NumQps; q++) begin : gen_qp
     logic         next_q, fresh_q;
     logic [7:0]   epoch_q;
-    logic         wr_commit, wr_alloc;
+    logic         wr_commit;
     assign wr_commit = qp_we && v_idx == q[QW-1:0];
-    assign wr_alloc  = alloc_we && sel_qp_idx == q[QW-1:0];
+    // A free entry (not allocated: never read, never committed) takes RxQp::new(policy) of the
+    // frame in D in every cycle, so the allocation's cycle writes it without an enable from the
+    // decision.
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         epoch_q <= '0;
@@ -812,7 +817,7 @@ module rocesec_verify_key
         epoch_q <= qp_wdata.epoch;
         next_q  <= qp_wdata.next;
         fresh_q <= 1'b0;
-      end else if (wr_alloc) begin  // RxQp::new(policy)
+      end else if (!qp_valid_v[q]) begin  // RxQp::new(policy)
         epoch_q <= p1_epoch_q;
         next_q  <= p1_next_q;
         fresh_q <= 1'b1;
