@@ -231,8 +231,9 @@ module rocesec_protect_key
   // registered as the header enters D (rocesec_key_tables, rocesec_qp_ident), so D1 selects
   // and encodes. The QP identities and the policy table cannot change between D1 and D2
   // except by a register write to the policy region (then D1 runs again: d1_ok_q stays low
-  // while tbl_stale is high) — identities change only at a commit, which is D2 of the frame
-  // before, and the QP state is read in D2.
+  // while tbl_stale is high) — allocated entries' identities change only at a commit, which is
+  // D2 of the frame before (a free entry's follow the frame in D but are not matched), and the
+  // QP state is read in D2.
   logic          tbl_stale;
   logic          r_target, r_ovf;
   logic [5:0]    r_lvl;
@@ -631,8 +632,9 @@ module rocesec_protect_key
     end
   end
 
-  // Identity (valid, dest GID, dest QPN): rocesec_qp_ident, written when an entry is allocated
-  // (the commit of a frame whose QP was not found, qp_alloc). State: one RAM word per
+  // Identity (valid, dest GID, dest QPN): rocesec_qp_ident; the valid bit is set when an entry
+  // is allocated (the commit of a frame whose QP was not found, qp_alloc), the identity copied
+  // from the frame in D while the entry is free. State: one RAM word per
   // entry, written by every commit, read asynchronously at the matching index (an FPGA maps it
   // to distributed RAM, TRELLIS_DPR16X4 on the ECP5; no reset: an unallocated entry is never
   // read, a fresh one is written before its first read).

@@ -61,10 +61,13 @@ module rocesec_qp_ident
   logic              same_q;         // entering identity == the identity allocated with it
   logic [NumQps-1:0] match;          // D1: match of the frame in D against the current table
 
-  // A free entry's identity is not read (every use is gated by its valid bit), so every free
-  // entry takes the identity of the frame in D in every cycle, and an allocation sets only the
-  // valid bit: the allocation (a decision, late in its cycle) enables one flip-flop per entry,
-  // not 153. In the allocation's cycle the identity written is cur_*_i, as before.
+  // A free entry's identity is not used (its one reader, ld_match, is gated by the valid bit),
+  // so every free entry takes the identity of the frame in D in every cycle, and an allocation
+  // sets only the valid bit: the allocation (a decision, late in its cycle) enables one
+  // flip-flop per entry, not 153. In the allocation's cycle the identity written is cur_*_i, as
+  // before. This relies on alloc_i naming a free entry (both key stages allocate only the
+  // entry of free_idx_o when nothing matched): an allocation of a valid entry would keep its
+  // old identity.
   for (genvar q = 0; q < NumQps; q++) begin : gen_qp
     logic         valid_q;
     logic [127:0] gid_q;

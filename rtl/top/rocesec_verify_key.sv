@@ -128,7 +128,7 @@ module rocesec_verify_key
   localparam int unsigned StW = 48 + 64 + 1 + 32 + 6 + 64;
   localparam int unsigned QW  = $clog2(NumQps);
 
-  logic [NumQps-1:0] qp_fresh_v;   // allocated, not yet committed: the RAM word reads as zero
+  logic [NumQps-1:0] qp_fresh_v;   // free, or allocated and not yet committed: the RAM word reads as zero
   logic [7:0]        qp_epoch_v [NumQps];
   logic              qp_next_v  [NumQps];
   logic [StW-1:0]    st_mem     [NumQps];
@@ -290,8 +290,9 @@ module rocesec_verify_key
 
   // Stage D1 (the cycle after d_q is loaded): what depends only on d_q and the tables. The
   // policy entry and the QP identity match are registered as the header enters D
-  // (rocesec_key_tables, rocesec_qp_ident), so D1 selects and encodes. QP identities change
-  // only when D2 allocates (the frame before), the policy table only by a register write to
+  // (rocesec_key_tables, rocesec_qp_ident), so D1 selects and encodes. The identities of
+  // allocated entries change only when D2 allocates (the frame before; a free entry's follow
+  // the frame in D but are not matched), the policy table only by a register write to
   // its region (then D1 runs again: d1_ok_q stays low while tbl_stale is high); the QP state
   // (epoch, replay window, WRITE key), which commits change, is read in D2.
   logic          tbl_stale;
@@ -785,7 +786,8 @@ module rocesec_verify_key
   end
 
   // An entry's identity (valid, dest GID, dest QPN; rocesec_qp_ident) is set by its
-  // allocation (a free entry's identity and epoch follow the frame in D until then); its state
+  // allocation (until then a free entry's identity follows the frame in D, and its epoch, next
+  // and fresh bit RxQp::new from D1's policy registers); its state
   // (epoch, next, replay window, continuation key) by the allocation (RxQp::new) and by every
   // commit. Allocation and commit never address the same entry in one cycle (a free one, a
   // valid one). The replay window and continuation key live in a RAM written by commits only
@@ -805,8 +807,10 @@ module rocesec_verify_key
     logic [7:0]   epoch_q;
     logic         wr_commit;
     assign wr_commit = qp_we && v_idx == q[QW-1:0];
-    // A free entry (not allocated: never read, never committed) takes RxQp::new(policy) of the
-    // frame in D in every cycle, so the allocation's cycle writes it without an enable from the
+    // A free entry (not allocated: never committed, and a read of it is never used: sel_st is
+    // replaced when D1 found no entry, the commit and the promotion count need a processed
+    // frame) takes RxQp::new from D1's policy registers (p1_epoch_q, p1_next_q) in every cycle,
+    // so the allocation's cycle writes the same values as before without an enable from the
     // decision.
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
