@@ -96,7 +96,7 @@ done
 
 # Parse a nextpnr log into syn/results/<tag>.txt (replacing earlier P&R fields).
 collect_pnr() {
-  local tag=$1 log=$OUT/$1.pnr.log fmax comb cap crit
+  local tag=$1 log=$OUT/$1.pnr.log fmax comb cap crit via
   [ -f "$log" ] || return 0
   # (no match is normal for an unfinished or failed run: || true keeps set -e/pipefail quiet)
   # Fmax and the critical path only from the report after routing: nextpnr also prints a
@@ -123,6 +123,12 @@ collect_pnr() {
     p && /ns logic,/ { t = $2 " ns logic + " $5 " ns routing"; p = 0 }
     END { print s " -> " e " (" n " logic cells; " t ")" }' "$log" | tr -d "'$")
   grep -q "Routing complete" "$log" && [[ "$crit" != " -> "* ]] || crit="n/a"
+  # the same path by RTL line (scripts/path_src.py: the cells' src in the netlist placed; cell
+  # names alone mislead, see there)
+  if [ "$crit" != "n/a" ] && [ -f "$OUT/$tag.json" ]; then
+    via=$(python3 scripts/path_src.py "$log" "$OUT/$tag.json" 2> /dev/null || true)
+    [ -z "$via" ] || crit="$crit; RTL: $via"
+  fi
   sed -i -E '/^(fmax_mhz|pnr_comb|crit_path)=/d' "$RES/$tag.txt"
   {
     echo "fmax_mhz=${fmax:-n/a}"

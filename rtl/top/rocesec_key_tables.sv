@@ -17,10 +17,16 @@
 // next_epoch (RX only): epoch+1 is installed (model QpPolicy::next_epoch).
 // Policy lookup: the first valid matching policy entry (lowest index) else the default. The
 // match of every entry is registered (pol_match_q): it is computed from pol_ld_*_i in the cycle
-// pol_load_i is high (the header entering stage D), else from pol_*_i (the header in D), and the
-// entry's fields are selected from the registers the cycle after. A register write to the
-// policy or PD slot region makes the lookups stale for that cycle and the next (tbl_stale_o):
-// the caller looks up again.
+// pol_load_i is high (the header entering stage D), and the entry's fields are selected from the
+// registers the cycle after. A register write to the policy or PD slot region makes the lookups
+// stale for that cycle and the next (tbl_stale_o): the caller looks up again, and in the cycle
+// after the write, if a header is held (pol_hold_i), the match is computed again from pol_*_i
+// (the header in D) against the written table. Otherwise the match holds: the table and the
+// header in D are unchanged. The compare's operands are thus selected by registers only
+// (pol_hold_i, the write of the cycle before), not by pol_load_i, which a caller decides late
+// in its cycle: pol_load_i only enables pol_match_q. This needs the caller not to load while
+// it holds a header in the cycle after a write; both key stages satisfy it, since their
+// decision needs stage D1 results that were not stale in the cycle before.
 // PD slot lookup in two steps. With the policy (stage D1): pd_match_o, the slots whose PD equals
 // the selected policy's and whose epoch equals the policy's (EpochFromPolicy, TX) or pd_epoch_i
 // (RX: the packet's), from per-policy slot matches registered every cycle (so D1 holds no PD
@@ -46,9 +52,10 @@ module rocesec_key_tables
   input  wire logic [31:0]           reg_wdata_i,
   output logic                       pd_write_o,
 
-  // Policy lookup by (dest GID, dest QPN): of the entering header (pol_load_i) or of the
-  // header held; the fields follow one cycle later
+  // Policy lookup by (dest GID, dest QPN): of the entering header (pol_load_i) or, after a
+  // table write, of the header held (pol_hold_i); the fields follow one cycle later
   input  wire logic                  pol_load_i,
+  input  wire logic                  pol_hold_i,
   input  wire logic [127:0]          pol_ld_gid_i,
   input  wire logic [23:0]           pol_ld_qpn_i,
   input  wire logic [127:0]          pol_gid_i,
@@ -101,6 +108,7 @@ module rocesec_key_tables
   logic [127:0]           m_gid;
   logic [23:0]            m_qpn;
   logic                   tbl_write, tbl_write_q;
+  logic                   m_cur;  // match the header held (after a table write)
   // fields read across the tables: per policy (index NumPolicies = the default) and per slot
   logic [31:0]            pol_pd_v  [NumPolicies+1];
   logic [7:0]             pol_ep_v  [NumPolicies+1];
@@ -179,8 +187,10 @@ module rocesec_key_tables
     assign pol_match[i] = q.valid && q.gid == m_gid && q.qpn == m_qpn;
   end
 
-  assign m_gid     = pol_load_i ? pol_ld_gid_i : pol_gid_i;
-  assign m_qpn     = pol_load_i ? pol_ld_qpn_i : pol_qpn_i;
+  // the header held, in the cycle after a table write (no load then), else the entering one
+  assign m_cur     = pol_hold_i && tbl_write_q;
+  assign m_gid     = m_cur ? pol_gid_i : pol_ld_gid_i;
+  assign m_qpn     = m_cur ? pol_qpn_i : pol_ld_qpn_i;
   assign pol_pd_v[NumPolicies] = dflt_q.pd;
   assign pol_ep_v[NumPolicies] = dflt_q.epoch;
   // a write to the policy (0x0000-0x03FF) or PD slot (0x0400-0x07FF) region
@@ -191,7 +201,7 @@ module rocesec_key_tables
       pol_match_q <= '0;
       tbl_write_q <= 1'b0;
     end else begin
-      pol_match_q <= pol_match;
+      if (pol_load_i || m_cur) pol_match_q <= pol_match;
       tbl_write_q <= tbl_write;
     end
   end

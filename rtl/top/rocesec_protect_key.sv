@@ -147,6 +147,7 @@ module rocesec_protect_key
     .reg_wdata_i (reg_wdata_i),
     .pd_write_o  (pd_write),
     .pol_load_i  (ld),
+    .pol_hold_i  (d_valid_q),
     .pol_ld_gid_i(hdr_desc_i.dest_gid),
     .pol_ld_qpn_i(hdr_desc_i.dest_qp),
     .pol_gid_i   (d_q.dest_gid),
