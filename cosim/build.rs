@@ -214,6 +214,32 @@ const MODELS: &[Model] = &[
         defines: &[],
         trace: false,
     },
+    // The policy table and PD key slots of both key stages: TX (slot epoch from the policy, as
+    // in rocesec_protect_key) and RX (slot epoch from the packet, as in rocesec_verify_key).
+    Model {
+        name: "rocesec_key_tables_tx",
+        module: "rocesec_key_tables",
+        filelist: "top/rocesec_key_tables.f",
+        params: &[
+            ("NumPolicies", "8"),
+            ("NumPdSlots", "4"),
+            ("EpochFromPolicy", "1'b1"),
+        ],
+        defines: &[],
+        trace: false,
+    },
+    Model {
+        name: "rocesec_key_tables_rx",
+        module: "rocesec_key_tables",
+        filelist: "top/rocesec_key_tables.f",
+        params: &[
+            ("NumPolicies", "8"),
+            ("NumPdSlots", "4"),
+            ("EpochFromPolicy", "1'b0"),
+        ],
+        defines: &[],
+        trace: false,
+    },
     Model {
         name: "ghash_core_1",
         module: "ghash_core",

@@ -136,6 +136,8 @@ models! {
     KdfCmac128 => "kdf_cmac_128",
     KdfCmac256 => "kdf_cmac_256",
     RocesecKeyCache => "rocesec_key_cache",
+    RocesecKeyTablesTx => "rocesec_key_tables_tx",
+    RocesecKeyTablesRx => "rocesec_key_tables_rx",
     RocesecCtr1 => "rocesec_ctr_1",
     RocesecCtr4 => "rocesec_ctr_4",
     RocesecGhashFeedWide2 => "rocesec_ghash_feed_wide_2",

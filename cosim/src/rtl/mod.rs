@@ -19,6 +19,7 @@ pub mod ghash_lanes;
 pub mod ghash_mul;
 pub mod kdf_cmac;
 pub mod key_cache;
+pub mod key_tables;
 pub mod roce_icrc;
 pub mod roce_parse;
 pub mod rocesec_protect;
