@@ -15,6 +15,7 @@ VARIANTS=(
   "./roce/roce_parse.f|-GLANES=2"
   "./roce/roce_parse.f|-GLANES=4"
   "./aes/aes_cipher_pipe_rk.f|-GLanes=4"
+  "./top/rocesec_key_tables.f|-GEpochFromPolicy=1'b0"
 )
 lint_one() {  # lint_one <.f list> [-G args...]
     local f=$1 dir top files out

@@ -248,7 +248,7 @@ module rocesec_verify_key
   logic [31:0]     vq_rkey_q    [VqDepth];
   logic [5:0]      vq_level_q   [VqDepth];
   logic [63:0]     vq_index_q   [VqDepth];
-  logic            vq_push, vq_room, conflict;
+  logic            vq_push, vq_room, conflict_d, conflict_q;
   logic            v_process;
   logic [3:0]      v_reason;
   logic [1:0]      v_fwd;
@@ -512,26 +512,52 @@ module rocesec_verify_key
     end else begin
       dec_process = 1'b1;
     end
+  end
+  /* verilator lint_on UNUSEDSIGNAL */
 
-    // A frame may be decided while earlier frames of the same QP wait for their verdicts (in
-    // the verdict queue, or in stage J) only if none of their possible commits changes this
-    // decision: same or much newer PN (replay window), an epoch promotion, or a WRITE First
-    // before a continuation.
-    conflict = (state_q != StIdle) && process_q && sel_qp_found && qp_idx_q == sel_qp_idx &&
-               d_q.sec_valid &&
-               (jd_q.sec_pn == pn || {1'b0, jd_q.sec_pn} >= d_pn64_q ||
-                promote_q || (write_first_q && wcont));
+  // A frame may be decided while earlier frames of the same QP wait for their verdicts (in
+  // the verdict queue, or in stage J) only if none of their possible commits changes this
+  // decision: same or much newer PN (replay window), an epoch promotion, or a WRITE First
+  // before a continuation.
+  //
+  // The rule is registered (conflict_q): computed in every cycle for the frame pending in the
+  // next one, so the decision's enable (dec_take: the load of stage J and of stage D, the
+  // policy match enable, ~1,500 flip-flops) starts at a flip-flop, not behind the 49-bit
+  // compares. It equals the rule computed in the deciding cycle whenever D may decide
+  // (d1_ok_q, which needs the cycle before without a load, a decision or a table write):
+  //   - the header in D, its PN and PN + 64 are the same (no load);
+  //   - its QP index: D1's match (rocesec_qp_ident, combinational from registers), which
+  //     p1_match_idx_q registers in the same cycle, and which stays while the header stays;
+  //   - the frames pending: stage J's frame stays in J or moves to the verdict queue's tail
+  //     (vq_push) with the same fields; none enters J (no decision); the queue head leaves
+  //     when its verdict is taken (fin_take), so that slot is left out here.
+  always_comb begin
+    logic [47:0] pn;
+    logic        wcont;
+    logic        hit;
+    pn    = d_q.sec_pn;
+    wcont = (d_q.service == roce_parse_pkg::SvcRc || d_q.service == roce_parse_pkg::SvcUc ||
+             d_q.service == roce_parse_pkg::SvcXrc) &&
+            (d_q.opcode[4:0] >= 5'h07 && d_q.opcode[4:0] <= 5'h09);
+    hit   = r_found && d_q.sec_valid;
+    conflict_d = (state_q != StIdle) && process_q && hit && qp_idx_q == match_idx &&
+                 (jd_q.sec_pn == pn || {1'b0, jd_q.sec_pn} >= d_pn64_q ||
+                  promote_q || (write_first_q && wcont));
     // every occupied slot, in any order (no rotation by the head: an OR of per-slot terms)
     for (int j = 0; j < VqDepth; j++) begin
-      if (vq_v_q[j] && vq_process_q[j] && sel_qp_found && vq_idx_q[j] == sel_qp_idx &&
-          d_q.sec_valid &&
+      if (vq_v_q[j] && vq_process_q[j] && hit && vq_idx_q[j] == match_idx &&
+          !(fin_take && vq_head_q == VW'(j)) &&
           (vq_pn_q[j] == pn || {1'b0, vq_pn_q[j]} >= d_pn64_q ||
            vq_promote_q[j] || (vq_wfirst_q[j] && wcont))) begin
-        conflict = 1'b1;
+        conflict_d = 1'b1;
       end
     end
   end
-  /* verilator lint_on UNUSEDSIGNAL */
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) conflict_q <= 1'b0;
+    else         conflict_q <= conflict_d;
+  end
 
   ////////////////////////////
   // Derived-key cache + KDF //
@@ -614,7 +640,7 @@ module rocesec_verify_key
   // and takes the next header in the same cycle.
   assign vq_push     = job_valid_o && job_ready_i;
   assign j_free      = (state_q == StIdle) || vq_push;
-  assign dec_take    = d_valid_q && d1_ok_q && j_free && !conflict;
+  assign dec_take    = d_valid_q && d1_ok_q && j_free && !conflict_q;
   assign hdr_ready_o = !d_valid_q || dec_take;
   assign ld          = hdr_valid_i && hdr_ready_o;
 
