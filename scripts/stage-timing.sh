@@ -176,6 +176,10 @@ run_stage() {
     p && /ns logic,/ { t = $2 " ns logic + " $5 " ns routing"; p = 0 }
     END { print n " logic cells; " t "; through " (src == "" ? "(no RTL line named)" : src) }' \
     "$log")
+  # the same path by the RTL src of its cells (scripts/path_src.py; the nets often name none)
+  local via
+  via=$(python3 scripts/path_src.py "$log" "$OUT/$tag.json" 2> /dev/null || true)
+  [ -z "$via" ] || crit+="; cells: $via"
   {
     echo "stage=$tag"
     echo "commit=$rev"

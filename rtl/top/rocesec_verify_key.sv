@@ -515,6 +515,34 @@ module rocesec_verify_key
   end
   /* verilator lint_on UNUSEDSIGNAL */
 
+  // The decision for a QP not in the table (D1 found no entry): the classification above with
+  // sel_st = RxQp::new(policy) (replay window empty: top 0; no WRITE key; epoch and next_epoch
+  // the policy's), written out so that the allocation's enable does not run through the
+  // QP-state RAM read, which it never uses (the stage's critical path at 6bc54c0: the RAM read
+  // at D1's index, the classification, alloc_i, the identity table's valid enables). It must
+  // equal dec_process whenever !p1_found_q; the co-simulation checks every allocation.
+  logic new_process;
+  always_comb begin
+    logic target, wcont, level_qp, ep_ok, scope_ok;
+    target   = d_q.has_reth || d_q.has_atomic;
+    level_qp = (d_q.sec_level == rocesec_pkg::LevelQp);
+    wcont    = (d_q.service == roce_parse_pkg::SvcRc || d_q.service == roce_parse_pkg::SvcUc ||
+                d_q.service == roce_parse_pkg::SvcXrc) &&
+               (d_q.opcode[4:0] >= 5'h07 && d_q.opcode[4:0] <= 5'h09);
+    // select_rx with the QP at the policy's epoch: epoch + 1 only by the policy's next bit
+    ep_ok    = (d_q.sec_epoch == p1_epoch_q) ||
+               (p1_next_q && d_q.sec_epoch == p1_epoch_q + 8'd1);
+    // key scope: a target needs a node level and the range inside it; a WRITE continuation
+    // needs the QP's WRITE key (none yet); anything else the QP level
+    scope_ok = target ? (!level_qp && p1_in_node_q) : (!wcont && level_qp);
+    new_process = (d_q.kind == roce_parse_pkg::KindRoce) &&
+                  (d_q.service != roce_parse_pkg::SvcCnp) && d_q.sec_valid &&
+                  (p1_mode_q != rocesec_pkg::ModeBypass) && (d_q.sec_mode == p1_mode_q) &&
+                  p1_free_found_q && ep_ok && scope_ok &&
+                  (d_q.sec_pn != 48'd0) &&  // replay window empty: pn > 0
+                  pd_hit;
+  end
+
   // A frame may be decided while earlier frames of the same QP wait for their verdicts (in
   // the verdict queue, or in stage J) only if none of their possible commits changes this
   // decision: same or much newer PN (replay window), an epoch promotion, or a WRITE First
@@ -762,7 +790,7 @@ module rocesec_verify_key
   rxqp_t cur_e;
   logic  c_promote;
 
-  assign alloc_we = dec_take && dec_process && !sel_qp_found;
+  assign alloc_we = dec_take && new_process && !sel_qp_found;  // (new_process: see above)
   assign cur_e    = cur_rd;
   assign c_promote = (vq_epoch_q[vq_head_q] != cur_e.epoch);
 
