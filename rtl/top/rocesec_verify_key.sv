@@ -217,6 +217,7 @@ module rocesec_verify_key
   //////////////
 
   logic [31:0] cnt_q [24];
+  logic        done_promote_q;  // the verdict taken last cycle promoted its QP's epoch
 
   always_comb begin
     reg_rdata_o = 32'h0;
@@ -735,6 +736,7 @@ module rocesec_verify_key
       done_valid_o  <= 1'b0;
       done_reason_o <= '0;
       done_fwd_o    <= '0;
+      done_promote_q <= 1'b0;
       for (int j = 0; j < VqDepth; j++) vq_v_q[j] <= 1'b0;
       for (int c = 0; c < 24; c++) cnt_q[c] <= '0;
     end else begin
@@ -746,17 +748,26 @@ module rocesec_verify_key
       if (vq_push) vq_tail_q <= vq_tail_q + 1'b1;
       if (drop_i)          cnt_q[5] <= cnt_q[5] + 32'd1;
       if (drop_oversize_i) cnt_q[7] <= cnt_q[7] + 32'd1;
+      done_promote_q <= 1'b0;
       if (fin_take) begin
-        vq_head_q     <= vq_head_q + 1'b1;
-        done_valid_o  <= 1'b1;
-        done_reason_o <= fin_reason;
-        done_fwd_o    <= v_fwd;
-        cnt_q[0]      <= cnt_q[0] + 32'd1;
-        if (fin_reason != rocesec_pkg::ReasonOk) begin
-          cnt_q[8 + fin_reason] <= cnt_q[8 + fin_reason] + 32'd1;
+        vq_head_q      <= vq_head_q + 1'b1;
+        done_valid_o   <= 1'b1;
+        done_reason_o  <= fin_reason;
+        done_fwd_o     <= v_fwd;
+        done_promote_q <= v_process && c_promote;
+      end
+      // The verdict counters count the registered verdict (done_*), a cycle after it is taken:
+      // the verdict's reason, from the authentication result, then only selects among 24
+      // registers' enables from a flip-flop (at cef4004 it was the verify_key stage's critical
+      // path: auth_ok_i, the reason, the 24 x 32 counter enables). A register read sees a
+      // verdict one cycle later than before.
+      if (done_valid_o) begin
+        cnt_q[0] <= cnt_q[0] + 32'd1;
+        if (done_reason_o != rocesec_pkg::ReasonOk) begin
+          cnt_q[8 + done_reason_o] <= cnt_q[8 + done_reason_o] + 32'd1;
         end else begin
-          cnt_q[1 + v_fwd] <= cnt_q[1 + v_fwd] + 32'd1;
-          if (v_process && c_promote) cnt_q[6] <= cnt_q[6] + 32'd1;
+          cnt_q[1 + done_fwd_o] <= cnt_q[1 + done_fwd_o] + 32'd1;
+          if (done_promote_q) cnt_q[6] <= cnt_q[6] + 32'd1;
         end
       end
     end
