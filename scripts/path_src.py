@@ -20,10 +20,13 @@
 # complete" (else the last one in the log, marked "(placement estimate)"), as its cells' RTL
 # `src` in path order, consecutive netlist cells of one line merged and counted:
 #   rtl/top/a.sv:343.3-380.6 [TRELLIS_FF] -> rtl/top/a.sv:522.38-522.69 [24 CCU2C] -> ...
-# Cells with no RTL src (Yosys-made LUTs) are counted as "(n cells, no RTL line)". Line
-# numbers are those of the files Yosys read: a netlist of a dirty tree may be off from the
-# commit it is recorded under.
+# Cells with no RTL src (Yosys-made LUTs) are counted as "(n cells, no RTL line)".
+# Line numbers: Yosys 0.70 (yowasp) counts each `resetall directive as three lines (measured:
+# a src after one `resetall is 2 lines below the source line, after two 4), and every file in
+# rtl/ starts with one; the src lines are mapped back through the file as it is now (a netlist
+# of another tree may be off from the commit it is recorded under).
 import json
+import os
 import re
 import sys
 
@@ -84,9 +87,44 @@ def cell_src(mod, cell, mods=None):
                 return cell_src(mods[inst["type"]], cell[k + 1:], mods)
     if c is None:
         return None, ""
-    src = [s for s in c.get("attributes", {}).get("src", "").split("|")
+    src = [fix_src(s) for s in c.get("attributes", {}).get("src", "").split("|")
            if s and not s.startswith("/share")]
     return c.get("type"), ", ".join(src)
+
+
+_FILES = {}
+
+
+def real_line(path, reported):
+    """The source line of a Yosys src line number `reported` in file `path`: Yosys 0.70 counts
+    each `resetall directive before it as 3 lines, so the line r with r + 2 k(r) == reported,
+    k(r) the directives above r. `reported` unchanged when the file cannot be read or no line
+    fits."""
+    if path not in _FILES:
+        try:
+            with open(path, errors="replace") as fh:
+                _FILES[path] = fh.read().splitlines()
+        except OSError:
+            _FILES[path] = None
+    lines = _FILES[path]
+    if lines is None:
+        return reported
+    k = 0
+    for r, text in enumerate(lines, 1):
+        if r + 2 * k == reported:
+            return r
+        if text.strip().startswith("`resetall"):
+            k += 1
+    return reported
+
+
+def fix_src(src):
+    """A src entry 'file:L1.C1-L2.C2' with both lines mapped by real_line."""
+    m = re.match(r"^(.*):(\d+)\.(\d+)-(\d+)\.(\d+)$", src)
+    if not m:
+        return src
+    f, l1, c1, l2, c2 = m.groups()
+    return f"{f}:{real_line(f, int(l1))}.{c1}-{real_line(f, int(l2))}.{c2}"
 
 
 def describe(cells, mod, mods=None):
@@ -172,10 +210,17 @@ def self_test():
     _top(net)["cells"]["u.v"] = {"type": "sub", "attributes": {}}
     check("kept submodule", cell_src(_top(net), "u.v.r.q", net["modules"]) ==
           ("TRELLIS_FF", "rtl/s.sv:7.3-8.6"))
+    # `resetall: Yosys reports a line 2 below per directive above it (d.sv of session 36)
+    import tempfile
+    with tempfile.NamedTemporaryFile("w", suffix=".sv", delete=False) as fh:
+        fh.write("`resetall\n`resetall\n\nmodule d;\n  assign y = x;\nendmodule\n")
+    check("resetall x2", fix_src(f"{fh.name}:9.14-9.16") == f"{fh.name}:5.14-5.16")
+    os.unlink(fh.name)
+    check("no file", fix_src("nope.sv:9.1-9.2") == "nope.sv:9.1-9.2")
     if fails:
         print("path_src self-test FAILED: " + "; ".join(fails))
         return 1
-    print("path_src self-test ok (7 checks)")
+    print("path_src self-test ok (9 checks)")
     return 0
 
 

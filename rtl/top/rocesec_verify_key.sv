@@ -217,7 +217,7 @@ module rocesec_verify_key
   //////////////
 
   logic [31:0] cnt_q [24];
-  logic        done_promote_q;  // the verdict taken last cycle promoted its QP's epoch
+  logic        done_promote_q;  // last cycle's verdict: processed, at an epoch other than the entry's
 
   always_comb begin
     reg_rdata_o = 32'h0;
@@ -521,7 +521,8 @@ module rocesec_verify_key
   // the policy's), written out so that the allocation's enable does not run through the
   // QP-state RAM read, which it never uses (the stage's critical path at 6bc54c0: the RAM read
   // at D1's index, the classification, alloc_i, the identity table's valid enables). It must
-  // equal dec_process whenever !p1_found_q; the co-simulation checks every allocation.
+  // equal dec_process whenever !p1_found_q: scripts/equiv.sh proves it (the co-simulation does
+  // not see an allocation made for a frame that is then rejected).
   logic new_process;
   always_comb begin
     logic target, wcont, level_qp, ep_ok, scope_ok;
