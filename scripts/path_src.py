@@ -29,6 +29,7 @@ import json
 import os
 import re
 import sys
+import tempfile
 
 _STEP = re.compile(r"^Info:\s+(clk-to-q|logic|routing|setup|source)\s+(-?[0-9.]+)\s+(-?[0-9.]+)\s+Source\s+(\S+)")
 _SINK = re.compile(r"^Info:\s+Sink\s+(\S+)")
@@ -62,7 +63,7 @@ def last_path(log_text):
 
 def _top(netlist):
     mods = netlist["modules"]
-    for name, mod in mods.items():
+    for mod in mods.values():
         if str(mod.get("attributes", {}).get("top", "0")).strip("0") != "":
             return mod
     raise KeyError("no module with the top attribute")
@@ -211,7 +212,6 @@ def self_test():
     check("kept submodule", cell_src(_top(net), "u.v.r.q", net["modules"]) ==
           ("TRELLIS_FF", "rtl/s.sv:7.3-8.6"))
     # `resetall: Yosys reports a line 2 below per directive above it (d.sv of session 36)
-    import tempfile
     with tempfile.NamedTemporaryFile("w", suffix=".sv", delete=False) as fh:
         fh.write("`resetall\n`resetall\n\nmodule d;\n  assign y = x;\nendmodule\n")
     check("resetall x2", fix_src(f"{fh.name}:9.14-9.16") == f"{fh.name}:5.14-5.16")

@@ -23,9 +23,10 @@
 // after the write, if a header is held (pol_hold_i), the match is computed again from pol_*_i
 // (the header in D) against the written table. Otherwise the match holds: the table and the
 // header in D are unchanged (after a write while no header is held the match is stale until
-// the next load; the callers use the lookups only while they hold a header). The compare's operands are thus selected by registers only
-// (pol_hold_i, the write of the cycle before), not by pol_load_i, which a caller decides late
-// in its cycle: pol_load_i only enables pol_match_q. This needs the caller not to load while
+// the next load; the callers use the lookups only while they hold a header). The compare's
+// operands are thus selected by registers only (pol_hold_i, the write of the cycle before),
+// not by pol_load_i, which a caller decides late in its cycle: pol_load_i only enables
+// pol_match_q. This needs the caller not to load while
 // it holds a header in the cycle after a write; both key stages satisfy it, since their
 // decision needs stage D1 results that were not stale in the cycle before.
 // PD slot lookup in two steps. With the policy (stage D1): pd_match_o, the slots whose PD equals

@@ -411,16 +411,25 @@ module rocesec_verify_key
     end
   end
 
+  // The header's kind for the key scope, shared by the decision, new_process and the conflict
+  // rule: a target (RETH/AtomicETH), the QP level, a WRITE Middle/Last or First (RC/UC/XRC).
+  logic d_target, d_level_qp, d_wcont, d_wfirst;
+  always_comb begin
+    logic rw;
+    rw         = d_q.service == roce_parse_pkg::SvcRc || d_q.service == roce_parse_pkg::SvcUc ||
+                 d_q.service == roce_parse_pkg::SvcXrc;
+    d_target   = d_q.has_reth || d_q.has_atomic;
+    d_level_qp = (d_q.sec_level == rocesec_pkg::LevelQp);
+    d_wcont    = rw && d_q.opcode[4:0] >= 5'h07 && d_q.opcode[4:0] <= 5'h09;
+    d_wfirst   = rw && d_q.opcode[4:0] == 5'h06;
+  end
+
   /* verilator lint_off UNUSEDSIGNAL */
   always_comb begin
-    logic        target;
-    logic        wcont;
-    logic [4:0]  low;
     logic [7:0]  ediff;
     logic        ep_ok, ep_stale, ep_next;
     logic [47:0] pn;
     logic        replay_ok;
-    logic        level_qp;
 
     dec_process     = 1'b0;
     dec_reason      = rocesec_pkg::ReasonOk;
@@ -445,24 +454,17 @@ module rocesec_verify_key
     dec_promote = (d_q.sec_epoch != sel_st.epoch);
 
     // key scope (D1: p1_in_node_q, p1_index_q)
-    target   = d_q.has_reth || d_q.has_atomic;
-    level_qp = (d_q.sec_level == rocesec_pkg::LevelQp);
-
-    low   = d_q.opcode[4:0];
-    wcont = (d_q.service == roce_parse_pkg::SvcRc || d_q.service == roce_parse_pkg::SvcUc ||
-             d_q.service == roce_parse_pkg::SvcXrc) && (low >= 5'h07 && low <= 5'h09);
-    dec_write_first = (d_q.service == roce_parse_pkg::SvcRc || d_q.service == roce_parse_pkg::SvcUc ||
-                       d_q.service == roce_parse_pkg::SvcXrc) && (low == 5'h06);
+    dec_write_first = d_wfirst;
 
     dec_tag.pd    = p1_pd_q;
     dec_tag.epoch = d_q.sec_epoch;
     dec_tag.gid   = d_q.dest_gid;
-    if (target) begin
+    if (d_target) begin
       dec_tag.typ   = rocesec_pkg::KtNode;
       dec_tag.a     = d_q.rkey;
       dec_tag.b     = {18'h0, d_q.sec_level};
       dec_tag.index = p1_index_q;
-    end else if (wcont) begin
+    end else if (d_wcont) begin
       dec_tag.typ   = rocesec_pkg::KtNode;
       dec_tag.a     = sel_st.cont_rkey;
       dec_tag.b     = {18'h0, sel_st.cont_level};
@@ -498,13 +500,13 @@ module rocesec_verify_key
       dec_reason = rocesec_pkg::ReasonUnknownKey;  // hardware limit: QP state table full
     end else if (!ep_ok) begin
       dec_reason = ep_stale ? rocesec_pkg::ReasonStaleEpoch : rocesec_pkg::ReasonUnknownKey;
-    end else if (target && level_qp) begin
+    end else if (d_target && d_level_qp) begin
       dec_reason = rocesec_pkg::ReasonMalformed;
-    end else if (target && !p1_in_node_q) begin
+    end else if (d_target && !p1_in_node_q) begin
       dec_reason = rocesec_pkg::ReasonOutOfRange;
-    end else if (!target && wcont && !sel_st.cont_valid) begin
+    end else if (!d_target && d_wcont && !sel_st.cont_valid) begin
       dec_reason = rocesec_pkg::ReasonUnknownKey;
-    end else if (!target && !wcont && !level_qp) begin
+    end else if (!d_target && !d_wcont && !d_level_qp) begin
       dec_reason = rocesec_pkg::ReasonMalformed;
     end else if (!replay_ok) begin
       dec_reason = rocesec_pkg::ReasonReplay;
@@ -525,18 +527,13 @@ module rocesec_verify_key
   // not see an allocation made for a frame that is then rejected).
   logic new_process;
   always_comb begin
-    logic target, wcont, level_qp, ep_ok, scope_ok;
-    target   = d_q.has_reth || d_q.has_atomic;
-    level_qp = (d_q.sec_level == rocesec_pkg::LevelQp);
-    wcont    = (d_q.service == roce_parse_pkg::SvcRc || d_q.service == roce_parse_pkg::SvcUc ||
-                d_q.service == roce_parse_pkg::SvcXrc) &&
-               (d_q.opcode[4:0] >= 5'h07 && d_q.opcode[4:0] <= 5'h09);
+    logic ep_ok, scope_ok;
     // select_rx with the QP at the policy's epoch: epoch + 1 only by the policy's next bit
     ep_ok    = (d_q.sec_epoch == p1_epoch_q) ||
                (p1_next_q && d_q.sec_epoch == p1_epoch_q + 8'd1);
     // key scope: a target needs a node level and the range inside it; a WRITE continuation
     // needs the QP's WRITE key (none yet); anything else the QP level
-    scope_ok = target ? (!level_qp && p1_in_node_q) : (!wcont && level_qp);
+    scope_ok = d_target ? (!d_level_qp && p1_in_node_q) : (!d_wcont && d_level_qp);
     new_process = (d_q.kind == roce_parse_pkg::KindRoce) &&
                   (d_q.service != roce_parse_pkg::SvcCnp) && d_q.sec_valid &&
                   (p1_mode_q != rocesec_pkg::ModeBypass) && (d_q.sec_mode == p1_mode_q) &&
@@ -563,22 +560,18 @@ module rocesec_verify_key
   //     when its verdict is taken (fin_take), so that slot is left out here.
   always_comb begin
     logic [47:0] pn;
-    logic        wcont;
     logic        hit;
     pn    = d_q.sec_pn;
-    wcont = (d_q.service == roce_parse_pkg::SvcRc || d_q.service == roce_parse_pkg::SvcUc ||
-             d_q.service == roce_parse_pkg::SvcXrc) &&
-            (d_q.opcode[4:0] >= 5'h07 && d_q.opcode[4:0] <= 5'h09);
     hit   = r_found && d_q.sec_valid;
     conflict_d = (state_q != StIdle) && process_q && hit && qp_idx_q == match_idx &&
                  (jd_q.sec_pn == pn || {1'b0, jd_q.sec_pn} >= d_pn64_q ||
-                  promote_q || (write_first_q && wcont));
+                  promote_q || (write_first_q && d_wcont));
     // every occupied slot, in any order (no rotation by the head: an OR of per-slot terms)
     for (int j = 0; j < VqDepth; j++) begin
       if (vq_v_q[j] && vq_process_q[j] && hit && vq_idx_q[j] == match_idx &&
           !(fin_take && vq_head_q == VW'(j)) &&
           (vq_pn_q[j] == pn || {1'b0, vq_pn_q[j]} >= d_pn64_q ||
-           vq_promote_q[j] || (vq_wfirst_q[j] && wcont))) begin
+           vq_promote_q[j] || (vq_wfirst_q[j] && d_wcont))) begin
         conflict_d = 1'b1;
       end
     end
