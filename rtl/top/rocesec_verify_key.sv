@@ -254,6 +254,11 @@ module rocesec_verify_key
   logic [3:0]      v_reason;
   logic [1:0]      v_fwd;
   logic [QW-1:0]   v_idx;
+  // The head's QP index, PN and PN - 64, and its entry's state, registered (see "Verdict queue
+  // head" below)
+  logic [QW-1:0]   vh_idx_q;
+  logic [47:0]     vh_pn_q;
+  logic [48:0]     vh_pnm_q;
 
   assign vq_room     = (vq_count_q != (VW+1)'(VqDepth));
   assign fin_take    = (vq_count_q != '0) && fin_valid_i && auth_valid_i;
@@ -262,7 +267,7 @@ module rocesec_verify_key
   assign v_process   = vq_process_q[vq_head_q];
   assign v_reason    = vq_reason_q[vq_head_q];
   assign v_fwd       = vq_fwd_q[vq_head_q];
-  assign v_idx       = vq_idx_q[vq_head_q];
+  assign v_idx       = vh_idx_q;  // (= vq_idx_q[vq_head_q] while the queue holds a frame)
 
   // Decision of d_q (combinational; registered into stage J by dec_take)
   logic         dec_process, process_q;
@@ -287,6 +292,8 @@ module rocesec_verify_key
   localparam int unsigned RdW = 8 + 1 + StW;
   logic [QW-1:0]  match_idx;
   logic [QW-1:0]  rd_idx  [2];
+  logic [QW-1:0]  vh_idx_d;
+  logic [RdW-1:0] vh_word_d, vh_word_q;  // the head's entry (epoch, next, RAM part)
   logic [RdW-1:0] rd_word [2];
   rxqp_t          sel_rd, cur_rd;
 
@@ -380,9 +387,10 @@ module rocesec_verify_key
     end
   end
 
-  // Stage D2: the entry's state at D1's index.
+  // Stage D2: the entry's state at D1's index; port 1: the entry of the verdict queue's next
+  // head (vh_word_d).
   assign rd_idx[0] = p1_match_idx_q;
-  assign rd_idx[1] = v_idx;
+  assign rd_idx[1] = vh_idx_d;
 
   for (genvar p = 0; p < 2; p++) begin : gen_rd
     assign rd_word[p] = {qp_epoch_v[rd_idx[p]], qp_next_v[rd_idx[p]],
@@ -390,7 +398,7 @@ module rocesec_verify_key
   end
 
   assign sel_rd = {{(1 + 128 + 24){1'b0}}, rd_word[0]};
-  assign cur_rd = {{(1 + 128 + 24){1'b0}}, rd_word[1]};
+  assign cur_rd = {{(1 + 128 + 24){1'b0}}, vh_word_q};
 
   always_comb begin
     sel_qp_found      = p1_found_q;
@@ -812,8 +820,8 @@ module rocesec_verify_key
     logic        gt, far;
     logic [5:0]  t, p;
     logic [63:0] gt_t, le_p, clr, own;
-    pn       = vq_pn_q[vq_head_q];
-    pnm      = vq_pnm_q[vq_head_q];
+    pn       = vh_pn_q;
+    pnm      = vh_pnm_q;
     qp_we    = fin_take && fin_reason == rocesec_pkg::ReasonOk && v_process;
     qp_wdata = cur_e;
     gt       = pn > cur_e.top;
@@ -842,6 +850,52 @@ module rocesec_verify_key
       qp_wdata.cont_rkey  = vq_rkey_q[vq_head_q];
       qp_wdata.cont_level = vq_level_q[vq_head_q];
       qp_wdata.cont_index = vq_index_q[vq_head_q];
+    end
+  end
+
+  // Verdict queue head, registered. The commit is a read-modify-write of the head's entry; the
+  // read is made a cycle ahead, at the index of the frame that is the head in the next cycle
+  // (the slot after the head when the head leaves, else the head; stage J's frame when it is
+  // pushed into that slot), and this cycle's commit is bypassed into it when it writes the
+  // same entry. So the commit (vh_word_q, vh_pn_q: registers → the window's two compares →
+  // the write) does not run through the RAM read (at d30da39 the stage's critical path: the
+  // head's index, the read, the compare, the write). The word is exact for every head whose
+  // commit can happen (a processed frame): its entry was allocated when the frame was
+  // decided, at least two cycles before its push, and from then on only its commits change
+  // it. For other heads (an unused value) it may read a free entry.
+  logic [VW-1:0] vh_slot;  // the head's slot in the next cycle
+  logic          vh_push;  // stage J's frame is pushed into it (push needs room: it is empty)
+  assign vh_slot = fin_take ? vq_head_q + 1'b1 : vq_head_q;
+  assign vh_push = vq_push && vq_tail_q == vh_slot;
+
+  assign vh_idx_d = vh_push ? qp_idx_q : vq_idx_q[vh_slot];
+
+  always_comb begin
+    if (qp_we && v_idx == vh_idx_d) begin
+      vh_word_d = {qp_wdata.epoch, qp_wdata.next, qp_wdata.top, qp_wdata.bits,
+                   qp_wdata.cont_valid, qp_wdata.cont_rkey, qp_wdata.cont_level,
+                   qp_wdata.cont_index};
+    end else begin
+      vh_word_d = rd_word[1];
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      vh_idx_q  <= '0;
+      vh_pn_q   <= '0;
+      vh_pnm_q  <= '0;
+      vh_word_q <= '0;
+    end else begin
+      vh_idx_q  <= vh_idx_d;
+      vh_word_q <= vh_word_d;
+      if (vh_push) begin
+        vh_pn_q  <= jd_q.sec_pn;
+        vh_pnm_q <= {1'b0, jd_q.sec_pn} - 49'd64;
+      end else begin
+        vh_pn_q  <= vq_pn_q[vh_slot];
+        vh_pnm_q <= vq_pnm_q[vh_slot];
+      end
     end
   end
 
