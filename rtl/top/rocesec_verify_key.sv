@@ -294,6 +294,7 @@ module rocesec_verify_key
   logic [QW-1:0]  rd_idx  [2];
   logic [QW-1:0]  vh_idx_d;
   logic [RdW-1:0] vh_word_d, vh_word_q;  // the head's entry (epoch, next, RAM part)
+  logic [RdW-1:0] p1_word_q, d1_word;    // D1: the matched entry's state (see "Stage D2")
   logic [RdW-1:0] rd_word [2];
   rxqp_t          sel_rd, cur_rd;
 
@@ -363,6 +364,7 @@ module rocesec_verify_key
       p1_free_idx_q   <= '0;
       p1_in_node_q    <= 1'b0;
       p1_index_q      <= '0;
+      p1_word_q       <= '0;
       d_sum_q         <= '0;
       d_pn64_q        <= '0;
     end else begin
@@ -383,21 +385,28 @@ module rocesec_verify_key
         p1_free_idx_q   <= r_free_idx;
         p1_in_node_q    <= r_in_node;
         p1_index_q      <= r_index;
+        p1_word_q       <= d1_word;
       end
     end
   end
 
-  // Stage D2: the entry's state at D1's index; port 1: the entry of the verdict queue's next
-  // head (vh_word_d).
-  assign rd_idx[0] = p1_match_idx_q;
+  // The matched entry's state, read in D1 at the identity match's index and registered with
+  // D1's results (p1_word_q), with this cycle's commit bypassed into it when it writes that
+  // entry; D2 uses the register. The D1 registers load in every cycle the header is in D, so
+  // in D2 and in every later cycle the header waits the register holds the entry's state
+  // after every commit made before that cycle: the value the RAM read at D1's index in that
+  // cycle gave before (at d30da39: the read, D2's window compares and classification, in one
+  // cycle). Port 1: the entry of the verdict queue's next head (vh_word_d).
+  assign rd_idx[0] = match_idx;
   assign rd_idx[1] = vh_idx_d;
+  assign d1_word   = (qp_we && v_idx == match_idx) ? qp_wword : rd_word[0];
 
   for (genvar p = 0; p < 2; p++) begin : gen_rd
     assign rd_word[p] = {qp_epoch_v[rd_idx[p]], qp_next_v[rd_idx[p]],
                          qp_fresh_v[rd_idx[p]] ? StW'(0) : st_mem[rd_idx[p]]};
   end
 
-  assign sel_rd = {{(1 + 128 + 24){1'b0}}, rd_word[0]};
+  assign sel_rd = {{(1 + 128 + 24){1'b0}}, p1_word_q};
   assign cur_rd = {{(1 + 128 + 24){1'b0}}, vh_word_q};
 
   always_comb begin
@@ -801,6 +810,7 @@ module rocesec_verify_key
   rxqp_t qp_wdata;  // the state fields are written (the identity stays)
   /* verilator lint_on UNUSEDSIGNAL */
   rxqp_t cur_e;
+  logic [RdW-1:0] qp_wword;  // the commit's entry state as read: epoch, next, the RAM word
   logic  c_promote;
 
   assign alloc_we = dec_take && new_process && !sel_qp_found;  // (new_process: see above)
@@ -853,6 +863,10 @@ module rocesec_verify_key
     end
   end
 
+  assign qp_wword = {qp_wdata.epoch, qp_wdata.next, qp_wdata.top, qp_wdata.bits,
+                     qp_wdata.cont_valid, qp_wdata.cont_rkey, qp_wdata.cont_level,
+                     qp_wdata.cont_index};
+
   // Verdict queue head, registered. The commit is a read-modify-write of the head's entry; the
   // read is made a cycle ahead, at the index of the frame that is the head in the next cycle
   // (the slot after the head when the head leaves, else the head; stage J's frame when it is
@@ -871,13 +885,8 @@ module rocesec_verify_key
   assign vh_idx_d = vh_push ? qp_idx_q : vq_idx_q[vh_slot];
 
   always_comb begin
-    if (qp_we && v_idx == vh_idx_d) begin
-      vh_word_d = {qp_wdata.epoch, qp_wdata.next, qp_wdata.top, qp_wdata.bits,
-                   qp_wdata.cont_valid, qp_wdata.cont_rkey, qp_wdata.cont_level,
-                   qp_wdata.cont_index};
-    end else begin
-      vh_word_d = rd_word[1];
-    end
+    if (qp_we && v_idx == vh_idx_d) vh_word_d = qp_wword;
+    else                            vh_word_d = rd_word[1];
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
