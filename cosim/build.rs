@@ -240,6 +240,22 @@ const MODELS: &[Model] = &[
         defines: &[],
         trace: false,
     },
+    // The RX key stage alone (decisions, verdict queue, RX QP state), for the verdicts of one
+    // QP in consecutive cycles that the whole verify top never produces (cosim/tests/verify_key.rs).
+    Model {
+        name: "rocesec_verify_key",
+        module: "rocesec_verify_key",
+        filelist: "top/rocesec_verify_key.f",
+        params: &[
+            ("NumPolicies", "8"),
+            ("NumPdSlots", "4"),
+            ("NumQps", "16"),
+            ("NumCache", "8"),
+            ("VqDepth", "4"),
+        ],
+        defines: &[],
+        trace: false,
+    },
     Model {
         name: "ghash_core_1",
         module: "ghash_core",

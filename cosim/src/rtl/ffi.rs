@@ -138,6 +138,7 @@ models! {
     RocesecKeyCache => "rocesec_key_cache",
     RocesecKeyTablesTx => "rocesec_key_tables_tx",
     RocesecKeyTablesRx => "rocesec_key_tables_rx",
+    RocesecVerifyKey => "rocesec_verify_key",
     RocesecCtr1 => "rocesec_ctr_1",
     RocesecCtr4 => "rocesec_ctr_4",
     RocesecGhashFeedWide2 => "rocesec_ghash_feed_wide_2",

@@ -1,0 +1,15 @@
+../0_pkg/roce_parse_pkg.sv
+../0_pkg/rocesec_pkg.sv
+../0_pkg/aes_pkg.sv
+../aes/aes_sbox.sv
+../aes/aes_round.sv
+../aes/aes_key_expand.sv
+../0_pkg/kdf_pkg.sv
+../aes/aes_cipher_iter.sv
+../kdf/kdf_cmac.sv
+../common/common_zero_marks.sv
+../common/common_zero_ram.sv
+rocesec_key_cache.sv
+rocesec_key_tables.sv
+rocesec_qp_ident.sv
+rocesec_verify_key.sv
