@@ -24,6 +24,7 @@ pub mod roce_icrc;
 pub mod roce_parse;
 pub mod rocesec_protect;
 pub mod rocesec_verify;
+pub mod verify_key;
 
 pub use ffi::{Model, Port, Top};
 /// The stimulus PRNG, shared with the model's timing layer (same draws, same patterns).

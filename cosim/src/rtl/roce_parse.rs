@@ -73,6 +73,25 @@ pub fn bits(le: &[u8], lsb: usize, width: usize) -> u128 {
     v
 }
 
+/// Write `v` into bits `[lsb + width - 1 : lsb]` of a vector given as little-endian bytes.
+///
+/// # Panics
+/// If `v` does not fit `width` bits (`name` says which field).
+fn put_bits(le: &mut [u8], lsb: usize, width: usize, v: u128, name: &str) {
+    assert!(
+        width >= 128 || v >> width == 0,
+        "{name} = {v:#x} does not fit {width} bits"
+    );
+    for k in 0..width {
+        let b = lsb + k;
+        if (v >> k) & 1 == 1 {
+            le[b / 8] |= 1 << (b % 8);
+        } else {
+            le[b / 8] &= !(1 << (b % 8));
+        }
+    }
+}
+
 macro_rules! desc {
     ($($name:ident : $w:expr),* $(,)?) => {
         /// The decoded `roce_desc_t` (see `rtl/0_pkg/roce_parse_pkg.sv` for meanings and codes).
@@ -97,6 +116,24 @@ macro_rules! desc {
                 )*
                 let _ = top;
                 d
+            }
+
+            /// Encode into a port value (little-endian bytes, `desc_width()` bits rounded up to
+            /// whole bytes): the inverse of [`decode`](Self::decode), for driving a descriptor
+            /// input (`rocesec_verify_key` `hdr_desc_i`).
+            ///
+            /// # Panics
+            /// If a field's value does not fit its width (a harness bug).
+            pub fn encode(&self) -> Vec<u8> {
+                let total: usize = DESC_FIELDS.iter().map(|f| f.1).sum();
+                let mut le = vec![0u8; total.div_ceil(8)];
+                let mut top = total;
+                $(
+                    top -= $w;
+                    put_bits(&mut le, top, $w, self.$name, stringify!($name));
+                )*
+                let _ = top;
+                le
             }
         }
     };
