@@ -138,10 +138,10 @@ module rocesec_verify_key
   /////////////////////////
 
   // Two stages, as in rocesec_protect_key: stage D holds the header under decision (d_q) for
-  // at least two cycles (D1: policy entry, QP identity match and key-scope range registered;
-  // D2: PD key slot, QP state read at D1's index, classification) and decides when D1's
-  // results are ready, stage J is free and no conflict holds; stage J (state_q, jd_q) fetches
-  // the key and issues the job. A frame with its key cached costs 2 cycles in J.
+  // at least two cycles (D1: policy entry, QP identity match and key-scope range registered,
+  // the matched entry's QP state read and registered; D2: PD key slot, classification) and
+  // decides when D1's results are ready, stage J is free and no conflict holds; stage J
+  // (state_q, jd_q) fetches the key and issues the job. A frame with its key cached costs 2 cycles in J.
   typedef enum logic [1:0] {
     StIdle, StKey, StJob
   } state_e;
@@ -286,8 +286,8 @@ module rocesec_verify_key
   logic         sel_qp_found, sel_qp_free_found;
   logic [QW-1:0] sel_qp_idx;
 
-  // Entry state (identity not included) at two read ports, 0: stage D's match, 1: the verdict
-  // queue head's entry. Epoch and next come from the registers, the rest from the RAM (zero
+  // Entry state (identity not included) at two read ports, 0: D1's identity match, 1: the
+  // entry of the verdict queue's next head; both reads are registered (p1_word_q, vh_word_q). Epoch and next come from the registers, the rest from the RAM (zero
   // while the entry is fresh, RxQp::new); together they are the low fields of rxqp_t.
   localparam int unsigned RdW = 8 + 1 + StW;
   logic [QW-1:0]  match_idx;
@@ -914,7 +914,7 @@ module rocesec_verify_key
   // (epoch, next, replay window, continuation key) by the allocation (RxQp::new) and by every
   // commit. Allocation and commit never address the same entry in one cycle (a free one, a
   // valid one). The replay window and continuation key live in a RAM written by commits only
-  // and read asynchronously at two indices (stage D's match, the verdict queue head's entry):
+  // and read asynchronously at two indices (D1's match, the verdict queue's next head):
   // an FPGA maps it to distributed RAM (TRELLIS_DPR16X4 on the ECP5), one copy per read port.
   // An allocation sets the entry's fresh bit instead of writing the RAM, and its first commit
   // clears it. The RAM has no reset: a word is read only after a commit wrote it.
