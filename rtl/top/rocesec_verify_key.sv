@@ -242,7 +242,6 @@ module rocesec_verify_key
   logic [1:0]      vq_fwd_q     [VqDepth];
   logic [QW-1:0]   vq_idx_q     [VqDepth];
   logic [47:0]     vq_pn_q      [VqDepth];
-  logic [48:0]     vq_pnm_q     [VqDepth];  // PN - 64 (bit 48 set: PN < 64), for the commit
   logic [7:0]      vq_epoch_q   [VqDepth];
   logic            vq_promote_q [VqDepth];
   logic            vq_wfirst_q  [VqDepth];
@@ -293,9 +292,9 @@ module rocesec_verify_key
   logic [QW-1:0]  match_idx;
   logic [QW-1:0]  rd_idx  [2];
   logic [QW-1:0]  vh_idx_d;
-  logic [RdW-1:0] vh_word_d, vh_word_q;  // the head's entry (epoch, next, RAM part)
-  logic [RdW-1:0] p1_word_q, d1_word;    // D1: the matched entry's state (see "Stage D2")
-  logic [RdW-1:0] rd_word [2];
+  logic [RdW-1:0] vh_word_q;             // the head's entry (epoch, next, RAM part)
+  logic [RdW-1:0] p1_word_q;             // D1: the matched entry's state (see "Stage D2")
+  logic [RdW-1:0] rd_word [2];           // each port's read, this cycle's commit bypassed in
   rxqp_t          sel_rd, cur_rd;
 
   // Stage D1 (the cycle after d_q is loaded): what depends only on d_q and the tables. The
@@ -385,7 +384,7 @@ module rocesec_verify_key
         p1_free_idx_q   <= r_free_idx;
         p1_in_node_q    <= r_in_node;
         p1_index_q      <= r_index;
-        p1_word_q       <= d1_word;
+        p1_word_q       <= rd_word[0];
       end
     end
   end
@@ -396,13 +395,13 @@ module rocesec_verify_key
   // in D2 and in every later cycle the header waits the register holds the entry's state
   // after every commit made before that cycle: the value the RAM read at D1's index in that
   // cycle gave before (at d30da39: the read, D2's window compares and classification, in one
-  // cycle). Port 1: the entry of the verdict queue's next head (vh_word_d).
+  // cycle). Port 1: the entry of the verdict queue's next head (vh_word_q).
   assign rd_idx[0] = match_idx;
   assign rd_idx[1] = vh_idx_d;
-  assign d1_word   = (qp_we && v_idx == match_idx) ? qp_wword : rd_word[0];
 
   for (genvar p = 0; p < 2; p++) begin : gen_rd
-    assign rd_word[p] = {qp_epoch_v[rd_idx[p]], qp_next_v[rd_idx[p]],
+    assign rd_word[p] = (qp_we && v_idx == rd_idx[p]) ? qp_wword :
+                        {qp_epoch_v[rd_idx[p]], qp_next_v[rd_idx[p]],
                          qp_fresh_v[rd_idx[p]] ? StW'(0) : st_mem[rd_idx[p]]};
   end
 
@@ -791,7 +790,6 @@ module rocesec_verify_key
       vq_fwd_q[vq_tail_q]     <= dec_fwd_q;
       vq_idx_q[vq_tail_q]     <= qp_idx_q;
       vq_pn_q[vq_tail_q]      <= jd_q.sec_pn;
-      vq_pnm_q[vq_tail_q]     <= {1'b0, jd_q.sec_pn} - 49'd64;
       vq_epoch_q[vq_tail_q]   <= jd_q.sec_epoch;
       vq_promote_q[vq_tail_q] <= promote_q;
       vq_wfirst_q[vq_tail_q]  <= write_first_q;
@@ -882,12 +880,9 @@ module rocesec_verify_key
   assign vh_slot = fin_take ? vq_head_q + 1'b1 : vq_head_q;
   assign vh_push = vq_push && vq_tail_q == vh_slot;
 
+  logic [47:0]   vh_pn_d;
   assign vh_idx_d = vh_push ? qp_idx_q : vq_idx_q[vh_slot];
-
-  always_comb begin
-    if (qp_we && v_idx == vh_idx_d) vh_word_d = qp_wword;
-    else                            vh_word_d = rd_word[1];
-  end
+  assign vh_pn_d  = vh_push ? jd_q.sec_pn : vq_pn_q[vh_slot];
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -897,14 +892,9 @@ module rocesec_verify_key
       vh_word_q <= '0;
     end else begin
       vh_idx_q  <= vh_idx_d;
-      vh_word_q <= vh_word_d;
-      if (vh_push) begin
-        vh_pn_q  <= jd_q.sec_pn;
-        vh_pnm_q <= {1'b0, jd_q.sec_pn} - 49'd64;
-      end else begin
-        vh_pn_q  <= vq_pn_q[vh_slot];
-        vh_pnm_q <= vq_pnm_q[vh_slot];
-      end
+      vh_word_q <= rd_word[1];
+      vh_pn_q   <= vh_pn_d;
+      vh_pnm_q  <= {1'b0, vh_pn_d} - 49'd64;  // (bit 48 set: PN < 64)
     end
   end
 

@@ -125,7 +125,7 @@ macro_rules! desc {
             /// # Panics
             /// If a field's value does not fit its width (a harness bug).
             pub fn encode(&self) -> Vec<u8> {
-                let total: usize = DESC_FIELDS.iter().map(|f| f.1).sum();
+                let total = desc_width();
                 let mut le = vec![0u8; total.div_ceil(8)];
                 let mut top = total;
                 $(
