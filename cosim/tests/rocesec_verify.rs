@@ -673,6 +673,165 @@ fn live_epoch_rotation_by_register_writes() {
     }
 }
 
+/// A frame that is not authenticated leaves no RX QP state: a QP's state is made by its first
+/// authenticated frame, and until then every frame of it meets the policy as it is now
+/// (`RxQp::new`). QP X's first frame fails authentication (ICV flipped, IPv4 checksum and ICRC
+/// repaired by the attacker), QP Y's first frame has a bad ICRC; then, while another QP's
+/// traffic flows, the policy moves to epoch 1 (next_epoch clear); then genuine epoch-0 frames of
+/// X and Y arrive: neither QP has state, so both are stale; then epoch-1 frames of X and Y, which
+/// are accepted and make the state without an epoch promotion (the counters must agree). Found
+/// in review (session 37):
+/// the RTL made the state of both at their first frame's decision (a snapshot of the policy at
+/// epoch 0) and accepted both; the model made X's before its key selection, and accepted X's
+/// frame but not Y's. A forged frame could so hold a QP at an epoch the policy had retired.
+#[test]
+fn an_unauthenticated_frame_leaves_no_qp_state() {
+    use rocesec_cosim::job_verify::repair;
+    use rocesec_model::roce::{parse, Frame, IpVersion};
+    let keys = demo(Mode::Aead); // default policy: PD 1, epoch 0, next_epoch false
+    let frames = protected(&keys, &corpus());
+    let mut keys1 = keys.clone();
+    keys1.default.epoch = 1;
+    let frames1 = protected(&keys1, &corpus()); // the sender after its move to epoch 1
+                                                // a QP: (destination IP address, destination QPN)
+    let qp = |f: &[u8]| match parse(f) {
+        Ok(Frame::Roce(p)) if p.sec.is_some() => {
+            let dst = if p.ip == IpVersion::V4 {
+                p.ip_off + 16..p.ip_off + 20
+            } else {
+                p.ip_off + 24..p.ip_off + 40
+            };
+            Some((f[dst].to_vec(), p.bth.dest_qp))
+        }
+        _ => None,
+    };
+    // QPs in order of first appearance, with their frames
+    let mut by_qp: Vec<((Vec<u8>, u32), Vec<Vec<u8>>)> = Vec::new();
+    let first_of = |id: &(Vec<u8>, u32)| {
+        frames1
+            .iter()
+            .find(|f| qp(f).as_ref() == Some(id))
+            .unwrap()
+            .clone()
+    };
+    for f in &frames {
+        let Some(q) = qp(f) else { continue };
+        match by_qp.iter_mut().find(|(n, _)| *n == q) {
+            Some((_, v)) => v.push(f.clone()),
+            None => by_qp.push((q, vec![f.clone()])),
+        }
+    }
+    by_qp.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
+    assert!(
+        by_qp.len() >= 3 && by_qp[0].1.len() >= 40 && by_qp[2].1.len() >= 2,
+        "the corpus has a busy QP and two more with two frames: {:?}",
+        by_qp
+            .iter()
+            .map(|(q, v)| (q.1, v.len()))
+            .collect::<Vec<_>>()
+    );
+    let (w, x, y) = (&by_qp[0].1, &by_qp[1].1, &by_qp[2].1);
+    let (x3, y3) = (first_of(&by_qp[1].0), first_of(&by_qp[2].0));
+    // X's first frame: ICV byte flipped, repaired (authentication fails); Y's: a payload or
+    // ICV byte flipped, not repaired (bad ICRC)
+    let mut x1 = x[0].clone();
+    let Ok(Frame::Roce(p)) = parse(&x1) else {
+        panic!("X's frame parses")
+    };
+    x1[p.icrc_off() - 1] ^= 0x01;
+    repair(&mut x1);
+    let mut y1 = y[0].clone();
+    let Ok(Frame::Roce(p)) = parse(&y1) else {
+        panic!("Y's frame parses")
+    };
+    y1[p.icrc_off() - 1] ^= 0x01;
+    let mut stream = vec![x1, y1];
+    stream.extend(w[..10].iter().cloned());
+    let write_at = stream.len(); // the policy write is queued as this frame goes in
+    stream.extend(w[10..40].iter().cloned());
+    let late = stream.len();
+    stream.push(x[1].clone());
+    stream.push(y[1].clone());
+    stream.push(x3);
+    stream.push(y3);
+    let mut pol1 = keys.default.clone();
+    pol1.epoch = 1;
+    let moved = preg::policy_writes(preg::DEFAULT, &[0; 16], 0, &pol1)
+        .unwrap()
+        .last()
+        .unwrap()
+        .data;
+    // the PD slot of (PD 1, epoch 1) is installed (slot 1; slot 0 holds epoch 0) and the policy
+    // moved, in one batch
+    let mut k1 = [0u8; 16];
+    k1.copy_from_slice(
+        rocesec_model::keys::pd_key(&keys.secret().unwrap(), 1, 1, 16)
+            .unwrap()
+            .bytes(),
+    );
+    let mut batch = preg::pd_slot_writes(1, 1, 1, &k1);
+    batch.push(preg::RegWrite {
+        addr: preg::DEFAULT,
+        data: moved,
+    });
+    let sched = vec![(write_at, batch)];
+    // the model: the move applies from a frame of the busy QP after the write (whose state was
+    // made at epoch 0 by its first frames, so its verdicts are the same either way)
+    let hook = |i: usize, m: &mut Verifier| {
+        if i == write_at + 10 {
+            assert!(m.set_epoch(None, 1) && m.set_next_epoch(None, false));
+        }
+    };
+    // the specification, on the model alone
+    let mut em = Verifier::new(&keys).unwrap();
+    let verdicts: Vec<Result<(), Reason>> = stream
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            hook(i, &mut em);
+            em.verify(f).map(|_| ())
+        })
+        .collect();
+    assert_eq!(verdicts[0], Err(Reason::AuthFail), "X's forged first frame");
+    assert_eq!(verdicts[1], Err(Reason::BadIcrc), "Y's first frame");
+    assert!(verdicts[2..late].iter().all(Result::is_ok), "{verdicts:?}");
+    assert_eq!(
+        &verdicts[late..],
+        &[
+            Err(Reason::StaleEpoch),
+            Err(Reason::StaleEpoch),
+            Ok(()),
+            Ok(())
+        ],
+        "X and Y have no state: their epoch-0 frames meet the moved policy, epoch 1 passes"
+    );
+    assert_eq!(
+        em.counters.epoch_promotions, 0,
+        "a new QP's first frame promotes nothing"
+    );
+    for (mi, m) in MODES.into_iter().enumerate() {
+        let what = "unauthenticated first frames";
+        let mut rng = SplitMix64::new(seed(0x5e38 + mi as u64));
+        let mut dut = RocesecVerify::new(Top::RocesecVerify1, m);
+        dut.load_keys(&keys).unwrap();
+        let expect = verdicts
+            .iter()
+            .filter(|v| m == VerifyMode::CutThrough || v.is_ok())
+            .count();
+        let r = dut.run_live(&stream, expect, GAPS, &mut rng, &sched);
+        let mut model = Verifier::new(&keys).unwrap();
+        let (s, _) = score_hooked(&mut model, &stream, &r, m, what, hook);
+        check_counters(&mut dut, &model, m, what);
+        assert_eq!(s.by_reason[Reason::StaleEpoch.code() as usize], 2, "{s:?}");
+        // the write landed before the late frames came in
+        assert!(
+            r.writes.len() == 1 && r.writes[0].1 < r.in_starts[late],
+            "{:?}",
+            r.writes
+        );
+    }
+}
+
 /// Latency of isolated frames (key cached) and the throughput of back-to-back frames of one
 /// size, in both modes; and the cost of a cold key (derivation) on the first frame.
 #[test]

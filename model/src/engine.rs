@@ -14,7 +14,9 @@ use std::collections::HashMap;
 /// Output of one engine step.
 pub type Verdict = Result<(Forward, Vec<u8>), Reason>;
 
-/// Per-QP state of one direction, created from the QP's policy on first use.
+/// Per-QP state of one direction, created from the QP's policy: on TX by the first frame the
+/// key stage protects, on RX by the first authenticated frame (until then a frame meets
+/// `RxQp::new` of the policy as it is when the frame is verified).
 pub trait QpState: Clone + std::fmt::Debug {
     /// Fresh state for a QP with policy `p`.
     fn from_policy(p: &crate::keys::QpPolicy) -> Self;
@@ -316,7 +318,14 @@ impl Engine<RxQp> {
             };
         };
         let id = (gid, p.bth.dest_qp);
-        let qp = self.qp(id).clone();
+        // A QP's RX state is made by its first authenticated frame (the commit below): until
+        // then its frames meet the policy as it is now (RxQp::new), so a frame that fails any
+        // check (a forgery among them) leaves no state behind, not even a snapshot of the
+        // policy's epoch.
+        let qp = match self.qps.get(&id) {
+            Some(q) => q.clone(),
+            None => RxQp::new(&pol),
+        };
         let sel = key::select_rx(&self.store, &qp, frame, &p, &sec, &gid)?;
         let k = self
             .store
@@ -328,7 +337,8 @@ impl Engine<RxQp> {
         let iv = iv(p.bth.dest_qp, sel.salt, sec.pn);
         crypto::open(sec.mode, &k, &iv, &aad, &mut payload, icv).map_err(|_| Reason::AuthFail)?;
         let out = emit::strip(frame, &p, &payload).ok_or(Reason::Malformed)?;
-        // Authenticated: commit replay window, epoch promotion and WRITE continuation.
+        // Authenticated: commit replay window, epoch promotion and WRITE continuation (a new
+        // QP's state is made here, from the same policy `qp` was).
         let st = self.qp(id);
         st.window.update(sec.pn);
         let promoted = sel.epoch != st.epoch;

@@ -32,9 +32,11 @@
 //
 // Tables: policy entries and PD key slots (rocesec_key_tables, register map docs/rtl/tops.md),
 // RX QP state (NumQps entries keyed by (dest GID, dest QPN), allocated when the first frame of
-// the QP is decided to be processed, with epoch / next_epoch from its policy: RxQp::new; the
-// identity, epoch and next in registers, the replay window and WRITE key in a RAM with
-// asynchronous reads, see gen_qp). Epoch + 1 is accepted when the QP's next bit is set, when
+// the QP is decided to be processed; the identity, epoch and next in registers, the replay
+// window and WRITE key in a RAM with asynchronous reads, see gen_qp). The state itself is made
+// by the QP's first authenticated frame (its commit): until then the entry is fresh and every
+// decision for it uses RxQp::new of the policy as it is then, so a frame that fails (a
+// forgery, a bad ICRC) leaves nothing behind but the table entry (session 38). Epoch + 1 is accepted when the QP's next bit is set, when
 // the policy's next_epoch bit is set now and the QP is at the policy's epoch, or when the
 // policy's epoch is epoch + 1 (select_rx), so a driver installs it on a live receiver with one
 // write and may move the policy on before every QP was promoted. Hardware limits (verdict
@@ -174,6 +176,7 @@ module rocesec_verify_key
   logic [31:0]   p1_pd_q;
   logic [23:0]   p1_gen_q;
   logic          p1_found_q, p1_free_found_q;
+  logic          p1_fresh_q;   // the matched entry has no commit yet (its state: RxQp::new)
   logic [QW-1:0] p1_match_idx_q, p1_free_idx_q;
   logic          p1_in_node_q;
   logic [63:0]   p1_index_q;
@@ -358,6 +361,7 @@ module rocesec_verify_key
       p1_pd_match_q   <= '0;
       p1_gen_q        <= '0;
       p1_found_q      <= 1'b0;
+      p1_fresh_q      <= 1'b0;
       p1_free_found_q <= 1'b0;
       p1_match_idx_q  <= '0;
       p1_free_idx_q   <= '0;
@@ -379,6 +383,7 @@ module rocesec_verify_key
         p1_pd_match_q   <= pd_match;
         p1_gen_q        <= pol_gen;
         p1_found_q      <= r_found;
+        p1_fresh_q      <= qp_fresh_v[match_idx] && !(qp_we && v_idx == match_idx);
         p1_free_found_q <= r_free_found;
         p1_match_idx_q  <= match_idx;
         p1_free_idx_q   <= r_free_idx;
@@ -416,8 +421,9 @@ module rocesec_verify_key
     sel_st.gid        = d_q.dest_gid;
     sel_st.qpn        = d_q.dest_qp;
     sel_qp_idx        = p1_found_q ? p1_match_idx_q : p1_free_idx_q;
-    if (!p1_found_q) begin
-      // RxQp::new(policy)
+    if (!p1_found_q || p1_fresh_q) begin
+      // RxQp::new(policy): no entry, or one no frame has committed to yet (a QP's state is
+      // made by its first authenticated frame; until then the policy as it is now decides)
       sel_st       = '0;
       sel_st.valid = 1'b1;
       sel_st.gid   = d_q.dest_gid;
@@ -803,8 +809,8 @@ module rocesec_verify_key
 
 
   // RX QP state: a new QP's entry is allocated when its first frame is decided to be processed
-  // (RxQp::new from the policy); an authenticated frame commits (model: Verifier::verify after
-  // crypto::open) as a read-modify-write of the entry's current value.
+  // (fresh: RxQp::new from the policy); an authenticated frame commits (model: Verifier::verify
+  // after crypto::open) as a read-modify-write of the entry's current value.
   logic  qp_we, alloc_we;
   /* verilator lint_off UNUSEDSIGNAL */
   rxqp_t qp_wdata;  // the state fields are written (the identity stays)
@@ -920,8 +926,11 @@ module rocesec_verify_key
   for (genvar q = 0; q < NumQps; q++) begin : gen_qp
     logic         next_q, fresh_q;
     logic [7:0]   epoch_q;
-    logic         wr_commit;
+    logic         wr_commit, follow;
     assign wr_commit = qp_we && v_idx == q[QW-1:0];
+    // a free entry, or an allocated one still fresh whose QP's frame is in D2 (so its first
+    // commit finds the policy that frame's decision used)
+    assign follow    = !qp_valid_v[q] || (fresh_q && p1_found_q && p1_match_idx_q == q[QW-1:0]);
     // A free entry (not allocated: never committed, and a read of it is never used: sel_st is
     // replaced when D1 found no entry, the commit and the promotion count need a processed
     // frame) takes RxQp::new from D1's policy registers (p1_epoch_q, p1_next_q) in every cycle,
@@ -936,7 +945,7 @@ module rocesec_verify_key
         epoch_q <= qp_wdata.epoch;
         next_q  <= qp_wdata.next;
         fresh_q <= 1'b0;
-      end else if (!qp_valid_v[q]) begin  // RxQp::new(policy)
+      end else if (follow) begin  // RxQp::new(policy)
         epoch_q <= p1_epoch_q;
         next_q  <= p1_next_q;
         fresh_q <= 1'b1;

@@ -52,7 +52,8 @@ impl ReplayWindow {
     }
 }
 
-/// Per-QP state of the receive (verify) side.
+/// Per-QP state of the receive (verify) side. Made by the QP's first authenticated frame
+/// ([`crate::engine::Engine::verify`]); a frame rejected for any reason leaves none.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RxQp {
     /// Current epoch.
