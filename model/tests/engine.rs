@@ -619,3 +619,41 @@ fn udp_behind_an_ipv6_extension_header_is_rejected_not_forwarded() {
     let (_, prot) = tx.protect(&plain).expect("protect");
     assert_eq!(layout(&prot).sec.expect("SecHdr").pn, 1, "no PN consumed");
 }
+
+/// A QP's receive state is made by its first authenticated frame. A forged first frame (ICV
+/// flipped, ICRC repaired) is rejected and leaves no state: after the receiver's policy moves to
+/// epoch 1, the QP's genuine epoch-0 frame meets the policy as it is now and is stale. The
+/// control, a genuine first frame, makes the state at epoch 0, and the same epoch-0 frame is
+/// then accepted (the policy one epoch ahead installs epoch + 1, the QP stays at 0). Until
+/// session 38 the forged frame made the state too (before the key selection) and so held the QP
+/// at epoch 0.
+#[test]
+fn a_forged_first_frame_leaves_no_qp_state() {
+    let f = |psn| Builder::new(0x04, psn, &[psn as u8; 32]).build();
+    for forge in [true, false] {
+        let (mut tx, mut rx) = pair(Mode::Aead);
+        let (_, first) = tx.protect(&f(1)).expect("epoch 0");
+        let (_, later) = tx.protect(&f(2)).expect("epoch 0");
+        if forge {
+            let mut m = first.clone();
+            let p = layout(&m);
+            m[p.icrc_off() - 1] ^= 0x01;
+            let q = layout(&m);
+            icrc::fix(&mut m, &q);
+            assert_eq!(rx.verify(&m), Err(Reason::AuthFail));
+        } else {
+            assert!(rx.verify(&first).is_ok());
+        }
+        assert!(rx.set_epoch(None, 1), "the receiver's policy moves on");
+        let want = if forge {
+            Err(Reason::StaleEpoch)
+        } else {
+            Ok(())
+        };
+        assert_eq!(
+            rx.verify(&later).map(|_| ()),
+            want,
+            "forged first frame: {forge}"
+        );
+    }
+}
