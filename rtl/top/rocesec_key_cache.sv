@@ -19,17 +19,17 @@
 // Timing
 // ------
 // A hit answers in the cycle of the request (rsp_valid_o combinational from req_valid_i and the
-// hit). The tag compare is either in that cycle (req_pre_i = 0: the entries against req_tag_i)
-// or in the cycle before (req_pre_i = 1: the entries against pre_tag_i, registered; see
-// "Lookup one cycle early" below). A miss runs 1 (QP key) or 2 (node key, MR key missing) derivations plus one
-// encryption, each on kdf_cmac (about 35 cycles per AES block plus the CMAC subkey block for a
-// new parent key), then answers with rsp_valid_o from a register; the new key (and an MR key on
-// the way) is inserted round robin. A node key whose MR key is cached spends one cycle reading
-// it (StMrLoad) before its derivation. In both cases rsp_key_o and rsp_h_o hold the key and H
-// from the cycle after rsp_valid_o until the next request: on a hit they are read from the
-// entries at the registered hit vector, so the tag compare and the 8-to-1 read of 256 bits
-// never share a cycle (session 12: together they limited the cache to 55.8 MHz). The
-// derivation's key material (parent keys, the new key and H) is cleared at the next request.
+// hit). The tag compare is either in that cycle (req_pre_i = 0: the entries against req_tag_i) or
+// in the cycle before (req_pre_i = 1: the entries against pre_tag_i, registered; see "Lookup one
+// cycle early" below). A miss runs 1 (QP key) or 2 (node key, MR key missing) derivations plus one
+// encryption, each on kdf_cmac (about 35 cycles per AES block plus the CMAC subkey block for a new
+// parent key), then answers with rsp_valid_o from a register; the new key (and an MR key on the
+// way) is inserted round robin. A node key whose MR key is cached spends one cycle reading it
+// (StMrLoad) before its derivation. In both cases rsp_key_o and rsp_h_o hold the key and H from the
+// cycle after rsp_valid_o until the next request: on a hit they are read from the entries at the
+// registered hit vector, so the tag compare and the 8-to-1 read of 256 bits never share a cycle
+// (session 12: together they limited the cache to 55.8 MHz). The derivation's key material (parent
+// keys, the new key and H) is cleared at the next request.
 //
 // Flush
 // -----

@@ -30,18 +30,17 @@
 // N+1 waits in stage D until that frame's verdict. Every decision therefore equals the one
 // made after all earlier frames committed (the model's sequential semantics).
 //
-// Tables: policy entries and PD key slots (rocesec_key_tables, register map docs/rtl/tops.md),
-// RX QP state (NumQps entries keyed by (dest GID, dest QPN), allocated when the first frame of
-// the QP is decided to be processed; the identity, epoch and next in registers, the replay
-// window and WRITE key in a RAM with asynchronous reads, see gen_qp). The state itself is made
-// by the QP's first authenticated frame (its commit): until then the entry is fresh and every
-// decision for it uses RxQp::new of the policy as it is then, so a frame that fails (a
-// forgery, a bad ICRC) leaves nothing behind but the table entry (session 38). Epoch + 1 is accepted when the QP's next bit is set, when
-// the policy's next_epoch bit is set now and the QP is at the policy's epoch, or when the
+// Tables: policy entries and PD key slots (rocesec_key_tables, register map docs/rtl/tops.md), RX
+// QP state (NumQps entries keyed by (dest GID, dest QPN), allocated when the first frame of the QP
+// is decided to be processed; the identity, epoch and next in registers, the replay window and
+// WRITE key in a RAM with asynchronous reads, see gen_qp). The state itself is made by the QP's
+// first authenticated frame (its commit): until then the entry is fresh and every decision for it
+// uses RxQp::new of the policy as it is then, so a frame that fails (a forgery, a bad ICRC) leaves
+// nothing behind but the table entry (session 38). Epoch + 1 is accepted when the QP's next bit is
+// set, when the policy's next_epoch bit is set now and the QP is at the policy's epoch, or when the
 // policy's epoch is epoch + 1 (select_rx), so a driver installs it on a live receiver with one
 // write and may move the policy on before every QP was promoted. Hardware limits (verdict
-// unknown-key): QP state table full, no PD slot for (pd, epoch). AES-128 only; no rkey
-// allow-list.
+// unknown-key): QP state table full, no PD slot for (pd, epoch). AES-128 only; no rkey allow-list.
 //
 // Counters (register read port, 32 bit): 0 frames, 1 processed, 2 bypass, 3 CNP, 4 not RoCE,
 // 5 dropped by store-and-forward, 6 epoch promotions, 7 dropped as oversize, 8 + r rejected
