@@ -4,13 +4,13 @@
 //! entries, round robin, an MR key inserted before the node key derived from it, and a flush
 //! (`flush_i`, a PD slot write) that empties the cache and keeps a derivation that overlaps it
 //! from inserting anything. Each answer's round-key slot must hold round keys 1..10 of its key
-//! as the cache wrote them on `rk_*` (FIPS 197 §5.2 expansion on the test side). Every test runs
-//! with both lookup modes: the tag compared in the request cycle, and one cycle early from
-//! `pre_tag_i` (`req_pre_i`, how both key stages use the cache); the answers must not differ.
+//! as the cache wrote them on `rk_*` (FIPS 197 §5.2 expansion on the test side). The cache compares
+//! a request's tag one cycle early, from `pre_tag_i`: each request is announced in the cycle
+//! before it (`KeyCache::announce`), as both key stages present their decision's tag.
 #![allow(clippy::unwrap_used)]
 
 use rocesec_cosim::rtl::ctr::aes128_round_keys;
-use rocesec_cosim::rtl::key_cache::{KeyCache, KeyRsp, KeyTag, Lookup, KT_NODE, KT_QP, NUM_CACHE};
+use rocesec_cosim::rtl::key_cache::{KeyCache, KeyRsp, KeyTag, KT_NODE, KT_QP, NUM_CACHE};
 use rocesec_cosim::rtl::{seed, SplitMix64};
 use rocesec_model::gcm::AesGcm;
 use rocesec_model::keys::{mr_key, node_key, qp_key, Key};
@@ -94,9 +94,6 @@ impl Reference {
     }
 }
 
-/// Both lookup modes (`req_pre_i` 0 and 1).
-const MODES: [Lookup; 2] = [Lookup::InCycle, Lookup::Early];
-
 fn h_of(key: &[u8; 16]) -> [u8; 16] {
     AesGcm::new(key).unwrap().h()
 }
@@ -167,13 +164,7 @@ fn check(
 /// QP keys, MR + node keys, hits, round-robin eviction of the 9th tag.
 #[test]
 fn derive_hit_evict() {
-    for mode in MODES {
-        derive_hit_evict_in(mode);
-    }
-}
-
-fn derive_hit_evict_in(mode: Lookup) {
-    let mut dut = KeyCache::with_lookup(mode);
+    let mut dut = KeyCache::new();
     let mut r = Reference::new();
     let p = [0x11u8; 16];
     let tags: Vec<KeyTag> = (0..5)
@@ -203,11 +194,8 @@ fn derive_hit_evict_in(mode: Lookup) {
 fn flush_just_before_a_request_caches_nothing() {
     let old = [0x44u8; 16];
     let new = [0x55u8; 16];
-    for (mode, t) in MODES
-        .into_iter()
-        .flat_map(|m| [(m, qp_tag(3, 2, 0x61, 4)), (m, node_tag(3, 2, 0x99, 6, 7))])
-    {
-        let mut dut = KeyCache::with_lookup(mode);
+    for t in [qp_tag(3, 2, 0x61, 4), node_tag(3, 2, 0x99, 6, 7)] {
+        let mut dut = KeyCache::new();
         let mut r = Reference::new();
         dut.announce(&t); // a key stage presents the tag in its decision cycle
         dut.idle(1, true); // the decision cycle: flush, K_pd sampled before the write
@@ -244,11 +232,8 @@ fn flush_during_derivation_caches_nothing() {
     let new = [0x33u8; 16];
     let t = qp_tag(2, 1, 0x42, 9);
     let n = node_tag(2, 1, 0x77, 4, 5);
-    for (mode, at) in MODES
-        .into_iter()
-        .flat_map(|m| [0u64, 1, 5, 40, 80].map(|a| (m, a)))
-    {
-        let mut dut = KeyCache::with_lookup(mode);
+    for at in [0u64, 1, 5, 40, 80] {
+        let mut dut = KeyCache::new();
         let mut r = Reference::new();
         check(
             &mut dut,
@@ -297,8 +282,8 @@ fn flush_at_insert_and_answer() {
     let mut probe = KeyCache::new();
     let n = probe.request(&t, &p, &[]).cycles;
     assert!(n > 30, "a derivation takes cycles ({n})");
-    for (mode, at) in MODES.into_iter().flat_map(|m| [(m, n - 1), (m, n)]) {
-        let mut dut = KeyCache::with_lookup(mode);
+    for at in [n - 1, n] {
+        let mut dut = KeyCache::new();
         let mut r = Reference::new();
         dut.announce(&t); // the request after the answer is announced before a flush in it
         check(
@@ -322,14 +307,8 @@ fn flush_at_insert_and_answer() {
 /// or between requests), checked against the reference.
 #[test]
 fn random_against_reference() {
-    for mode in MODES {
-        random_against_reference_in(mode);
-    }
-}
-
-fn random_against_reference_in(mode: Lookup) {
     let mut rng = SplitMix64::new(seed(0x6b63_0001));
-    let mut dut = KeyCache::with_lookup(mode);
+    let mut dut = KeyCache::new();
     let mut r = Reference::new();
     let pick = |rng: &mut SplitMix64| {
         let pd = rng.below(2) as usize;
@@ -389,7 +368,7 @@ fn random_against_reference_in(mode: Lookup) {
             adjacent = false;
         }
     }
-    eprintln!("key_cache random ({mode:?}): 600 requests, {hits} hits, {flushes} flushes");
+    eprintln!("key_cache random: 600 requests, {hits} hits, {flushes} flushes");
     assert!(
         hits > 150 && flushes > 10,
         "the mix reaches hits ({hits}) and flushes ({flushes})"

@@ -49,6 +49,21 @@ fn corpus() -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// The last register write of `pol` as the default policy (word 0: mode, epoch, next bit, ...).
+fn default_policy_word0(pol: &rocesec_model::keys::QpPolicy) -> u32 {
+    preg::policy_writes(preg::DEFAULT, &[0; 16], 0, pol)
+        .unwrap()
+        .last()
+        .unwrap()
+        .data
+}
+
+/// K_pd of (`pd`, `epoch`) from the key file's session secret, for a PD slot write.
+fn pd_slot_key(keys: &KeyFile, pd: u32, epoch: u8) -> [u8; 16] {
+    let k = rocesec_model::keys::pd_key(&keys.secret().unwrap(), pd, epoch, 16).unwrap();
+    k.bytes().try_into().unwrap()
+}
+
 /// The corpus as it leaves a model protector (rejected frames are not sent).
 fn protected(keys: &KeyFile, frames: &[Vec<u8>]) -> Vec<Vec<u8>> {
     protect_all(keys, frames)
@@ -550,7 +565,6 @@ fn epoch_rotation() {
 /// counters.
 #[test]
 fn live_epoch_rotation_by_register_writes() {
-    use rocesec_model::keys::pd_key;
     let keys = demo(Mode::Aead); // default policy: PD 1, epoch 0, next_epoch false
     let plain: Vec<Vec<u8>> = corpus().into_iter().take(130).collect();
     // the sender: the frames under epoch 0, then (its policy rewritten) the same traffic again
@@ -575,24 +589,13 @@ fn live_epoch_rotation_by_register_writes() {
         "{split} of {}",
         stream.len()
     );
-    let secret = keys.secret().unwrap();
-    let mut k1 = [0u8; 16];
-    k1.copy_from_slice(pd_key(&secret, 1, 1, 16).unwrap().bytes());
+    let k1 = pd_slot_key(&keys, 1, 1);
     let mut pol = keys.default.clone();
     pol.next_epoch = true;
-    let word0 = preg::policy_writes(preg::DEFAULT, &[0; 16], 0, &pol)
-        .unwrap()
-        .last()
-        .unwrap()
-        .data
-        | preg::NEXT_EPOCH;
+    let word0 = default_policy_word0(&pol) | preg::NEXT_EPOCH;
     let mut pol1 = keys.default.clone();
     pol1.epoch = 1;
-    let moved = preg::policy_writes(preg::DEFAULT, &[0; 16], 0, &pol1)
-        .unwrap()
-        .last()
-        .unwrap()
-        .data;
+    let moved = default_policy_word0(&pol1);
     // slots after rx_program: 0 = (PD 1, epoch 0); the new key goes to slot 1
     let install_at = 30usize;
     let next_at = 60usize;
@@ -687,27 +690,20 @@ fn live_epoch_rotation_by_register_writes() {
 #[test]
 fn an_unauthenticated_frame_leaves_no_qp_state() {
     use rocesec_cosim::job_verify::repair;
-    use rocesec_model::roce::{parse, Frame, IpVersion};
+    use rocesec_model::roce::{parse, Frame};
     let keys = demo(Mode::Aead); // default policy: PD 1, epoch 0, next_epoch false
     let frames = protected(&keys, &corpus());
     let mut keys1 = keys.clone();
     keys1.default.epoch = 1;
     let frames1 = protected(&keys1, &corpus()); // the sender after its move to epoch 1
-                                                // a QP: (destination IP address, destination QPN)
+                                                // a QP as the model names it (QpId: destination GID, destination QPN)
     let qp = |f: &[u8]| match parse(f) {
-        Ok(Frame::Roce(p)) if p.sec.is_some() => {
-            let dst = if p.ip == IpVersion::V4 {
-                p.ip_off + 16..p.ip_off + 20
-            } else {
-                p.ip_off + 24..p.ip_off + 40
-            };
-            Some((f[dst].to_vec(), p.bth.dest_qp))
-        }
+        Ok(Frame::Roce(p)) if p.sec.is_some() => Some((p.dest_gid(f), p.bth.dest_qp)),
         _ => None,
     };
     // QPs in order of first appearance, with their frames
-    let mut by_qp: Vec<((Vec<u8>, u32), Vec<Vec<u8>>)> = Vec::new();
-    let first_of = |id: &(Vec<u8>, u32)| {
+    let mut by_qp: Vec<(([u8; 16], u32), Vec<Vec<u8>>)> = Vec::new();
+    let first_of = |id: &([u8; 16], u32)| {
         frames1
             .iter()
             .find(|f| qp(f).as_ref() == Some(id))
@@ -756,20 +752,10 @@ fn an_unauthenticated_frame_leaves_no_qp_state() {
     stream.push(y3);
     let mut pol1 = keys.default.clone();
     pol1.epoch = 1;
-    let moved = preg::policy_writes(preg::DEFAULT, &[0; 16], 0, &pol1)
-        .unwrap()
-        .last()
-        .unwrap()
-        .data;
+    let moved = default_policy_word0(&pol1);
     // the PD slot of (PD 1, epoch 1) is installed (slot 1; slot 0 holds epoch 0) and the policy
     // moved, in one batch
-    let mut k1 = [0u8; 16];
-    k1.copy_from_slice(
-        rocesec_model::keys::pd_key(&keys.secret().unwrap(), 1, 1, 16)
-            .unwrap()
-            .bytes(),
-    );
-    let mut batch = preg::pd_slot_writes(1, 1, 1, &k1);
+    let mut batch = preg::pd_slot_writes(1, 1, 1, &pd_slot_key(&keys, 1, 1));
     batch.push(preg::RegWrite {
         addr: preg::DEFAULT,
         data: moved,

@@ -19,9 +19,8 @@
 // Timing
 // ------
 // A hit answers in the cycle of the request (rsp_valid_o combinational from req_valid_i and the
-// hit). The tag compare is either in that cycle (req_pre_i = 0: the entries against req_tag_i) or
-// in the cycle before (req_pre_i = 1: the entries against pre_tag_i, registered; see "Lookup one
-// cycle early" below). A miss runs 1 (QP key) or 2 (node key, MR key missing) derivations plus one
+// hit); the tag was compared in the cycle before (pre_tag_i, registered; see "Lookup one cycle
+// early" below). A miss runs 1 (QP key) or 2 (node key, MR key missing) derivations plus one
 // encryption, each on kdf_cmac (about 35 cycles per AES block plus the CMAC subkey block for a new
 // parent key), then answers with rsp_valid_o from a register; the new key (and an MR key on the
 // way) is inserted round robin. A node key whose MR key is cached spends one cycle reading it
@@ -54,17 +53,16 @@
 // Lookup one cycle early
 // ----------------------
 // Every cycle the entries are compared with pre_tag_i and the hit vectors registered
-// (pre_hit_v_q, pre_mr_hit_v_q, with the valid bits of that cycle). A request with req_pre_i = 1
-// uses them instead of comparing req_tag_i, so the compare and the answer (rsp_valid_o, the
-// requester's enables behind it) no longer share a cycle (session 38: tag register -> 8-entry
-// compare -> rsp_valid_o -> the verify key stage's enables was that stage's critical path). The
-// requester's contract: req_pre_i = 1 in a cycle with req_valid_i only if pre_tag_i in the cycle
-// before equalled this cycle's req_tag_i (both key stages present the tag they register at the
-// decision, dec_tag, and request in the next cycle). The answer is then the same as the compare
+// (pre_hit_v_q, pre_mr_hit_v_q, with the valid bits of that cycle). A request uses them instead
+// of comparing req_tag_i, so the compare and the answer (rsp_valid_o, the requester's enables
+// behind it) no longer share a cycle (session 38: tag register -> 8-entry compare -> rsp_valid_o
+// -> the verify key stage's enables was that stage's critical path). The requester's contract:
+// a request's req_tag_i is the pre_tag_i of the cycle before its first cycle (both key stages
+// present the tag they register at the decision, dec_tag, and request in the next cycle). The answer is then the same as the compare
 // in the request cycle would give: a hit is looked up only in StIdle, and StIdle follows StIdle
 // or StRsp, so no insertion (StMrWait/StHWait) happened in the cycle before and the entries' tags
 // are unchanged; their valid bits can only have been cleared by a flush in that cycle, which
-// flush_q masks. The block test (cosim/tests/key_cache.rs) runs every case both ways.
+// flush_q masks. The block test (cosim/tests/key_cache.rs) announces every request so.
 //
 // Round keys
 // ----------
@@ -98,7 +96,6 @@ module rocesec_key_cache
   input  wire logic                  req_valid_i,
   input  wire rocesec_pkg::key_tag_t req_tag_i,
   input  wire logic [127:0]          req_pdkey_i,
-  input  wire logic                  req_pre_i,  // req_tag_i was pre_tag_i in the cycle before
 
   // Lookup one cycle early: the tag of a request that may come in the next cycle
   input  wire rocesec_pkg::key_tag_t pre_tag_i,
@@ -141,7 +138,6 @@ module rocesec_key_cache
   logic [127:0]           pkey_q, mkey_q, key_q, h_q;
   logic [CW-1:0]          next_q;
   logic [NumCache-1:0]    valid_q, hit_v, mr_hit_v;
-  logic [NumCache-1:0]    cmp_hit_v, cmp_mr_hit_v;   // req_tag_i compared in this cycle
   logic [NumCache-1:0]    pre_hit_v, pre_mr_hit_v;   // pre_tag_i compared in this cycle
   logic [NumCache-1:0]    pre_hit_v_q, pre_mr_hit_v_q;  // pre_tag_i of the cycle before
   logic [NumCache-1:0]    hit_v_q, mr_hit_v_q;   // of the last request (StIdle)
@@ -193,11 +189,11 @@ module rocesec_key_cache
   end
   assign mr_key = hit_key;
 
-  // The hit vectors: this cycle's compare, or the one registered in the cycle before with the
-  // valid bits a flush in that cycle cleared masked out (no insertion can have come then, see
-  // "Lookup one cycle early").
-  assign hit_v    = req_pre_i ? (pre_hit_v_q & {NumCache{!flush_q}}) : cmp_hit_v;
-  assign mr_hit_v = req_pre_i ? (pre_mr_hit_v_q & {NumCache{!flush_q}}) : cmp_mr_hit_v;
+  // The hit vectors: the compare registered in the cycle before, with the valid bits a flush in
+  // that cycle cleared masked out (no insertion can have come then, see "Lookup one cycle
+  // early").
+  assign hit_v    = pre_hit_v_q & {NumCache{!flush_q}};
+  assign mr_hit_v = pre_mr_hit_v_q & {NumCache{!flush_q}};
   assign hit      = |hit_v;
   assign mr_hit   = |mr_hit_v;
 
@@ -484,11 +480,7 @@ module rocesec_key_cache
         rk_e_q[c] <= rk_next_q;  // an MR entry's slot is not read
       end
     end
-    logic cmp_base_eq, pre_base_eq;
-    assign cmp_base_eq     = tag_base(tag) == tag_base(req_tag_i);
-    assign cmp_hit_v[c]    = valid_q[c] && cmp_base_eq && tag.typ == req_tag_i.typ &&
-                             tag.b == req_tag_i.b && tag.index == req_tag_i.index;
-    assign cmp_mr_hit_v[c] = valid_q[c] && cmp_base_eq && tag.typ == rocesec_pkg::KtMr;
+    logic pre_base_eq;
     assign pre_base_eq     = tag_base(tag) == tag_base(pre_tag_i);
     assign pre_hit_v[c]    = valid_q[c] && pre_base_eq && tag.typ == pre_tag_i.typ &&
                              tag.b == pre_tag_i.b && tag.index == pre_tag_i.index;

@@ -449,8 +449,7 @@ module rocesec_protect_key
     .req_valid_i (state_q == StKey),
     .req_tag_i   (tag_q),
     .req_pdkey_i (pdkey_q),
-    .req_pre_i   (1'b1),     // a request follows its decision: tag_q was dec_tag then
-    .pre_tag_i   (dec_tag),
+    .pre_tag_i   (dec_tag),  // a request follows its decision: tag_q is dec_tag then
     .rsp_valid_o (kc_rsp_valid),
     .rsp_key_o   (kc_key),
     .rsp_h_o     (kc_h),

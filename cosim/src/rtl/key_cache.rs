@@ -1,9 +1,8 @@
 //! Driver for `rtl/top/rocesec_key_cache.sv` (stage `key`: the derived-key cache and its
 //! SP 800-108 KDF, shared by both tops), built with its default `NumCache` = 8.
 //!
-//! Two lookup modes ([`Lookup`]): the tag compared in the request cycle (`req_pre_i` = 0), or
-//! one cycle early (`req_pre_i` = 1, the way both key stages use the cache): then every request's
-//! tag must have been on `pre_tag_i` in the cycle before ([`KeyCache::announce`]).
+//! The cache compares a request's tag one cycle early: every request's tag must have been on
+//! `pre_tag_i` in the cycle before ([`KeyCache::announce`]), as both key stages present it.
 
 use super::{Port, Sim, Top};
 
@@ -84,23 +83,12 @@ pub struct KeyRsp {
 /// Round-key slots (`rocesec_pkg::RkSlots`).
 pub const RK_SLOTS: usize = 128;
 
-/// How requests are looked up.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Lookup {
-    /// `req_pre_i` = 0: the entries are compared with `req_tag_i` in the request cycle.
-    InCycle,
-    /// `req_pre_i` = 1: the entries were compared with `pre_tag_i` in the cycle before.
-    Early,
-}
-
 /// A verilated `rocesec_key_cache`.
 pub struct KeyCache {
     sim: Sim,
-    lookup: Lookup,
     req_valid: Port,
     req_tag: Port,
     req_pdkey: Port,
-    req_pre: Port,
     pre_tag: Port,
     /// Tag driven on `pre_tag_i` from the next clock edge on ([`KeyCache::announce`]).
     next: Option<KeyTag>,
@@ -132,20 +120,13 @@ impl Default for KeyCache {
 }
 
 impl KeyCache {
-    /// Build the model with in-cycle lookups and reset it.
+    /// Build the model and reset it.
     pub fn new() -> Self {
-        Self::with_lookup(Lookup::InCycle)
-    }
-
-    /// Build the model with the lookup mode `lookup` and reset it.
-    pub fn with_lookup(lookup: Lookup) -> Self {
         let sim = Sim::new(Top::RocesecKeyCache);
         let mut s = Self {
-            lookup,
             req_valid: sim.pin("req_valid_i"),
             req_tag: sim.pin("req_tag_i"),
             req_pdkey: sim.pin("req_pdkey_i"),
-            req_pre: sim.pin("req_pre_i"),
             pre_tag: sim.pin("pre_tag_i"),
             next: None,
             presented: None,
@@ -166,14 +147,13 @@ impl KeyCache {
         };
         s.sim.set_u64(s.req_valid, 0);
         s.sim.set_u64(s.flush, 0);
-        s.sim.set_u64(s.req_pre, u64::from(lookup == Lookup::Early));
         s.sim.set_bytes(s.pre_tag, &[0u8; 37]);
         s.sim.reset();
         s
     }
 
     /// Drive `t` on `pre_tag_i` from the next clock edge on (in every later cycle until the next
-    /// call): the tag of the next request, for [`Lookup::Early`]. A request's own cycles may
+    /// call): the tag of the next request. A request's own cycles may
     /// already carry the tag of the request after it, as a key stage's do.
     pub fn announce(&mut self, t: &KeyTag) {
         self.next = Some(*t);
@@ -193,14 +173,14 @@ impl KeyCache {
     /// request cycle itself). The response cycle is a clock edge too; key and H are read after
     /// it (`rsp_key_o`/`rsp_h_o` hold them from the cycle after `rsp_valid_o`).
     ///
-    /// With [`Lookup::Early`], a tag not announced in the cycle before gets one idle cycle that
+    /// A tag not announced in the cycle before gets one idle cycle that
     /// announces it first (a flush just before the request would then no longer be just before
     /// it, so that case panics: announce such a request before the flush).
     ///
     /// # Panics
     /// If no response comes within 2,000 cycles, or in the case above.
     pub fn request(&mut self, tag: &KeyTag, pdkey: &[u8; 16], flush_at: &[u64]) -> KeyRsp {
-        if self.lookup == Lookup::Early && self.presented != Some(*tag) {
+        if self.presented != Some(*tag) {
             assert!(
                 !self.flushed_last,
                 "rocesec_key_cache: request after a flush not announced before the flush"
