@@ -818,6 +818,103 @@ fn an_unauthenticated_frame_leaves_no_qp_state() {
     }
 }
 
+/// Forged frames must not fill the RX QP table (`NumQps` entries in the RTL; the model has no
+/// limit, so every verdict below is the model's). Until session 39 an entry, once allocated for
+/// a frame decided to be processed, was kept until a reset, so forged frames naming `NumQps`
+/// QPs (any QPN: the default policy covers them all) filled the table and every new QP after
+/// them got unknown-key. Now an entry no frame has committed to is freed once no frame refers
+/// to it. The stream: forged first frames (ICV flipped, checksums repaired) of `NumQps` + 12
+/// QPs; then 8 of them made live by a genuine frame, right behind a forged copy of the same PN
+/// (it waits in stage D on the fresh entry) or of the PN before (decided while the forgery is
+/// pending); then 32 forged frames more, between genuine frames of the live QPs; then 8 more
+/// QPs made live. Back to back and with gaps, in both output modes.
+#[test]
+fn forged_frames_do_not_fill_the_qp_table() {
+    use rocesec_cosim::job_verify::repair;
+    use rocesec_model::roce::{parse, Frame};
+    const NUM_QPS: u32 = 128; // rocesec_verify's NumQps as co-simulated (its default)
+    const PER_QP: u32 = 6;
+    let keys = demo(Mode::Aead);
+    let nq = NUM_QPS + 12;
+    // frame k of QP q carries PN k + 1 (the protector numbers each QP's frames)
+    let plain: Vec<Vec<u8>> = (0..nq)
+        .flat_map(|q| {
+            (0..PER_QP).map(move |k| {
+                let mut b = Builder::new(0x04, k, &[0x3c; 40]);
+                b.bth.dest_qp = 0x200 + q;
+                b.build()
+            })
+        })
+        .collect();
+    let prot = protected(&keys, &plain);
+    assert_eq!(prot.len(), plain.len());
+    let g = |q: u32, pn: u32| prot[(q * PER_QP + pn - 1) as usize].clone();
+    let forged = |q: u32, pn: u32| {
+        let mut f = g(q, pn);
+        let Ok(Frame::Roce(p)) = parse(&f) else {
+            panic!("QP {q}'s frame parses")
+        };
+        f[p.icrc_off() - 1] ^= 0x01;
+        repair(&mut f);
+        f
+    };
+    let mut stream = Vec::new();
+    stream.extend((0..nq).map(|q| forged(q, 1)));
+    for q in 0..4 {
+        stream.push(forged(q, 1));
+        stream.push(g(q, 1)); // same PN: waits for the forgery's verdict
+    }
+    for q in 4..8 {
+        stream.push(forged(q, 1));
+        stream.push(g(q, 2)); // decided while the forgery is pending
+    }
+    for k in 0..32 {
+        stream.push(forged(8 + k, 2));
+        stream.push(g(k % 8, 3 + k / 8)); // PN 3 to 6 of the live QPs
+    }
+    stream.extend((8..16).map(|q| g(q, 1)));
+    stream.extend((8..16).map(|q| g(q, 2)));
+    let nforged = (nq + 8 + 32) as usize;
+    let mut em = Verifier::new(&keys).unwrap();
+    let verdicts: Vec<Result<(), Reason>> =
+        stream.iter().map(|f| em.verify(f).map(|_| ())).collect();
+    let fails = verdicts
+        .iter()
+        .filter(|v| **v == Err(Reason::AuthFail))
+        .count();
+    assert_eq!(fails, nforged, "every forgery fails authentication");
+    assert_eq!(
+        verdicts.iter().filter(|v| v.is_ok()).count(),
+        stream.len() - nforged,
+        "every genuine frame passes: {verdicts:?}"
+    );
+    for (mi, m) in MODES.into_iter().enumerate() {
+        for t in [LINE, GAPS] {
+            let what = format!("forged frames vs the QP table (idle {})", t.idle);
+            let s = run_case(
+                &what,
+                Top::RocesecVerify1,
+                &keys,
+                &stream,
+                m,
+                t,
+                0x5e39 + mi as u64,
+                |_| {},
+            );
+            assert_eq!(
+                s.by_reason[Reason::AuthFail.code() as usize],
+                nforged,
+                "{what}: {s:?}"
+            );
+            assert_eq!(
+                s.by_reason[Reason::UnknownKey.code() as usize],
+                0,
+                "{what}: {s:?}"
+            );
+        }
+    }
+}
+
 /// Latency of isolated frames (key cached) and the throughput of back-to-back frames of one
 /// size, in both modes; and the cost of a cold key (derivation) on the first frame.
 #[test]

@@ -256,6 +256,7 @@ module rocesec_protect_key
     .alloc_idx_i  (dec_qp_idx),
     .cur_gid_i    (d_q.dest_gid),
     .cur_qpn_i    (d_q.dest_qp),
+    .free_i       ('0),  // TX entries are kept (their PN counts on)
     .found_o      (r_found),
     .match_idx_o  (r_match_idx),
     .free_found_o (r_free_found),

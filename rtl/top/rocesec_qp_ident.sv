@@ -2,9 +2,10 @@
 //
 // rocesec_qp_ident: stage `key`, the identities of the QP state table shared by both key stages
 // (rocesec_protect_key: model/src/engine.rs Protector's TX QP map; rocesec_verify_key: the
-// Verifier's RX QP map). An entry is allocated by the frame that first needs it and is never
-// freed (a hardware limit: the table full gives the verdict unknown-key); its state lives in the
-// key stage.
+// Verifier's RX QP map). An entry is allocated by the frame that first needs it; its state
+// lives in the key stage. The key stage may free an entry (free_i; rocesec_verify_key frees an
+// RX entry no frame has committed to once no frame refers to it, so forged frames do not fill
+// the table); a full table gives the verdict unknown-key (a hardware limit).
 //
 // Data format
 // -----------
@@ -17,6 +18,9 @@
 // comparing the entering identity to the allocated one (cur_*_i), and D1 adds it. While the
 // header stays in D no allocation happens (an allocation is D2's commit of the frame in D), so
 // the registered match stays valid for D1 run again (after a policy write).
+// A free of entry q (free_i[q]: q valid, not the frame in D's match unless that frame enters D
+// in this cycle) clears its valid bit and its bit of the registered match, so a header entering
+// D as q is freed does not match it.
 // At most one entry matches (an identity is allocated only when not found): the matching
 // index is the OR of the matching indices.
 
@@ -41,6 +45,9 @@ module rocesec_qp_ident
   input  wire logic [$clog2(NumQps)-1:0] alloc_idx_i,
   input  wire logic [127:0]      cur_gid_i,
   input  wire logic [23:0]       cur_qpn_i,
+
+  // Entries freed this cycle (each valid and not allocated in this cycle)
+  input  wire logic [NumQps-1:0] free_i,
 
   // Stage D1 lookups of the frame in D (combinational from registers)
   output logic                   found_o,
@@ -77,6 +84,8 @@ module rocesec_qp_ident
         valid_q <= 1'b0;
       end else if (alloc_i && alloc_idx_i == q[QW-1:0]) begin
         valid_q <= 1'b1;
+      end else if (free_i[q]) begin
+        valid_q <= 1'b0;
       end
     end
     always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -104,10 +113,10 @@ module rocesec_qp_ident
       alloc_hot_q <= '0;
       if (alloc_i) alloc_hot_q[alloc_idx_i] <= 1'b1;
       if (load_i) begin
-        match_q <= ld_match;
+        match_q <= ld_match & ~free_i;
         same_q  <= ld_gid_i == cur_gid_i && ld_qpn_i == cur_qpn_i;
       end else begin
-        match_q <= match;  // fold in the allocation of the load cycle (once: none follow)
+        match_q <= match & ~free_i;  // fold in the allocation of the load cycle (once: none follow)
       end
     end
   end

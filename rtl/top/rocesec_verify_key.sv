@@ -36,7 +36,8 @@
 // WRITE key in a RAM with asynchronous reads, see gen_qp). The state itself is made by the QP's
 // first authenticated frame (its commit): until then the entry is fresh and every decision for it
 // uses RxQp::new of the policy as it is then, so a frame that fails (a forgery, a bad ICRC) leaves
-// nothing behind but the table entry (session 38). Epoch + 1 is accepted when the QP's next bit is
+// nothing behind (session 38), and a fresh entry no frame refers to any more is freed (session 39:
+// "Reclaiming fresh entries"). Epoch + 1 is accepted when the QP's next bit is
 // set, when the policy's next_epoch bit is set now and the QP is at the policy's epoch, or when the
 // policy's epoch is epoch + 1 (select_rx), so a driver installs it on a live receiver with one
 // write and may move the policy on before every QP was promoted. Hardware limits (verdict
@@ -311,6 +312,7 @@ module rocesec_verify_key
   logic [QW-1:0] r_free_idx;
   logic [63:0]   r_index;
   logic [NumQps-1:0] qp_valid_v;
+  logic [NumQps-1:0] qp_free;   // entries freed this cycle (see "Reclaiming fresh entries")
 
   rocesec_qp_ident #(
     .NumQps (NumQps)
@@ -324,6 +326,7 @@ module rocesec_verify_key
     .alloc_idx_i  (sel_qp_idx),
     .cur_gid_i    (d_q.dest_gid),
     .cur_qpn_i    (d_q.dest_qp),
+    .free_i       (qp_free),
     .found_o      (r_found),
     .match_idx_o  (match_idx),
     .free_found_o (r_free_found),
@@ -902,6 +905,28 @@ module rocesec_verify_key
       vh_pn_q   <= vh_pn_d;
       vh_pnm_q  <= {1'b0, vh_pn_d} - 49'd64;  // (bit 48 set: PN < 64)
     end
+  end
+
+  // Reclaiming fresh entries. An entry no frame has committed to (fresh) holds no state: every
+  // decision for it is RxQp::new of the policy, as for a QP not in the table. So once no frame
+  // refers to it, it is freed, and a forged or corrupted first frame does not keep its entry
+  // (else any 16 forged frames would fill the table and every new QP after them would get
+  // unknown-key). The frames that refer to an entry: the one in stage J and those in the
+  // verdict queue that are processed (their commit writes it), and the header in stage D whose
+  // identity matched it (D2 may decide with it). The entry is freed in the cycle after the
+  // last of them leaves: a frame decided into J is in J in the cycle after its decision, and
+  // moves from J to the queue in one edge. Freeing never changes a verdict: a freed entry and
+  // a fresh one decide alike, and a free entry only adds room. The header entering D as an
+  // entry is freed does not match it (rocesec_qp_ident). From registers only.
+  always_comb begin
+    logic [NumQps-1:0] refd;
+    refd = '0;
+    if (state_q != StIdle && process_q) refd[qp_idx_q] = 1'b1;
+    if (d_valid_q && r_found)           refd[match_idx] = 1'b1;
+    for (int j = 0; j < VqDepth; j++) begin
+      if (vq_v_q[j] && vq_process_q[j]) refd[vq_idx_q[j]] = 1'b1;
+    end
+    qp_free = qp_valid_v & qp_fresh_v & ~refd;
   end
 
   // An entry's identity (valid, dest GID, dest QPN; rocesec_qp_ident) is set by its
