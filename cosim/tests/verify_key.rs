@@ -762,6 +762,55 @@ fn consecutive_verdicts_write_key_and_promotion() {
     b.check_counters();
 }
 
+/// Test C (session 39): a header entering stage D in the cycle its QP's fresh entry is freed.
+/// QP 0's first frame A fails authentication; once it is queued alone (its entry referenced by
+/// the queue only), its verdict is taken, and the next header, B (QP 0, A's PN, genuine), is
+/// offered `delay` cycles later. With delay 1 it enters D in the cycle A's entry is freed: it
+/// must not match the entry (`rocesec_qp_ident` masks it), or B would be decided with a free
+/// entry and commit into it, and C (B's replay) would find no state, be decided at once (no
+/// conflict with B: not found) and accepted. The sequential reference: A auth-fail, B ok, C
+/// replay, D (PN 11) ok.
+#[test]
+fn a_header_entering_as_its_entry_is_freed() {
+    for delay in 0..4 {
+        let cfg = config(&mut SplitMix64::new(0xC));
+        let mut a = send(0, 10);
+        a.auth_ok = false;
+        let mut b = Bench::new(cfg, vec![a, send(0, 10), send(0, 10), send(0, 11)]);
+        let reasons: Vec<_> = b.exp.iter().map(|e| e.reason).collect();
+        assert_eq!(
+            reasons,
+            [Some(Reason::AuthFail), None, Some(Reason::Replay), None]
+        );
+        b.hdr_limit = 1;
+        let hold = Ctl {
+            hdr: true,
+            job_ready: true,
+            fin: false,
+            auth: false,
+        };
+        b.run(2000, |_| hold, |b| b.pushed == 1);
+        for _ in 0..4 {
+            b.step(hold); // A only in the queue
+        }
+        b.hdr_limit = b.frames.len();
+        b.step(Ctl {
+            hdr: false,
+            job_ready: true,
+            fin: true,
+            auth: true,
+        });
+        assert_eq!(b.taken, 1, "A's verdict taken");
+        for _ in 0..delay {
+            b.step(Ctl { hdr: false, ..hold });
+        }
+        b.step(hold);
+        assert_eq!(b.sent, 2, "B entered D {delay} cycles after A's verdict");
+        b.drain();
+        b.check_counters();
+    }
+}
+
 /// `n` random frames of the configuration's QPs, each QP played by a sender that mostly steps
 /// its PN ahead, with replays of recent PNs, PNs behind (inside and outside the window), jumps
 /// of 64 and more and PN 0; SENDs, WRITE First (in and out of its node, now and then at the QP

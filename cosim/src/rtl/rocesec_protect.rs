@@ -372,6 +372,17 @@ impl RocesecProtect {
         self.sim.trace_window(path, from, to)
     }
 
+    /// `n` idle cycles (no input, output ready): lets the last verdict reach the counters
+    /// (they count it two cycles after it is taken) before they are read.
+    pub fn idle(&mut self, n: u64) {
+        self.sim.set_u64(self.s_tvalid, 0);
+        self.sim.set_u64(self.m_tready, 1);
+        for _ in 0..n {
+            self.sim.eval();
+            self.sim.tick();
+        }
+    }
+
     /// Idle cycles (no input, output ready) until the waveform window is written, at most `max`:
     /// a window that reaches past the end of the run is recorded in full.
     pub fn idle_until_traced(&mut self, max: u64) {

@@ -145,6 +145,11 @@ impl RocesecVerify {
         self.dut.trace_window(path, from, to)
     }
 
+    /// See [`RocesecProtect::idle`].
+    pub fn idle(&mut self, n: u64) {
+        self.dut.idle(n);
+    }
+
     /// See [`RocesecProtect::idle_until_traced`].
     pub fn idle_until_traced(&mut self, max: u64) {
         self.dut.idle_until_traced(max);
