@@ -69,6 +69,49 @@ fn protected(keys: &KeyFile, frames: &[Vec<u8>]) -> Vec<Vec<u8>> {
     protect_all(keys, frames)
 }
 
+/// `f` (a protected RoCE frame) with the last ICV byte flipped; with `repair` the attacker
+/// also recomputes the IPv4 checksum and the ICRC (authentication fails), else the ICRC is
+/// bad.
+fn icv_flipped(f: &[u8], repair: bool) -> Vec<u8> {
+    use rocesec_model::roce::{parse, Frame};
+    let mut g = f.to_vec();
+    let Ok(Frame::Roce(p)) = parse(&g) else {
+        panic!("not a RoCE frame: {}", hex::encode(f))
+    };
+    g[p.icrc_off() - 1] ^= 0x01;
+    if repair {
+        rocesec_cosim::job_verify::repair(&mut g);
+    }
+    g
+}
+
+/// [`run_case`] on `stream` in both output modes, back to back and with gaps; `check(what, s)`
+/// on each score.
+fn run_modes_and_gaps(
+    what: &str,
+    keys: &KeyFile,
+    stream: &[Vec<u8>],
+    seed_v: u64,
+    check: impl Fn(&str, &Score),
+) {
+    for (mi, m) in MODES.into_iter().enumerate() {
+        for t in [LINE, GAPS] {
+            let w = format!("{what} (idle {})", t.idle);
+            let s = run_case(
+                &w,
+                Top::RocesecVerify1,
+                keys,
+                stream,
+                m,
+                t,
+                seed_v + mi as u64,
+                |_| {},
+            );
+            check(&w, &s);
+        }
+    }
+}
+
 #[derive(Default, Debug, Clone)]
 struct Score {
     frames: usize,
@@ -699,7 +742,6 @@ fn live_epoch_rotation_by_register_writes() {
 /// frame but not Y's. A forged frame could so hold a QP at an epoch the policy had retired.
 #[test]
 fn an_unauthenticated_frame_leaves_no_qp_state() {
-    use rocesec_cosim::job_verify::repair;
     use rocesec_model::roce::{parse, Frame};
     let keys = demo(Mode::Aead); // default policy: PD 1, epoch 0, next_epoch false
     let frames = protected(&keys, &corpus());
@@ -740,17 +782,8 @@ fn an_unauthenticated_frame_leaves_no_qp_state() {
     let (x3, y3) = (first_of(&by_qp[1].0), first_of(&by_qp[2].0));
     // X's first frame: ICV byte flipped, repaired (authentication fails); Y's: a payload or
     // ICV byte flipped, not repaired (bad ICRC)
-    let mut x1 = x[0].clone();
-    let Ok(Frame::Roce(p)) = parse(&x1) else {
-        panic!("X's frame parses")
-    };
-    x1[p.icrc_off() - 1] ^= 0x01;
-    repair(&mut x1);
-    let mut y1 = y[0].clone();
-    let Ok(Frame::Roce(p)) = parse(&y1) else {
-        panic!("Y's frame parses")
-    };
-    y1[p.icrc_off() - 1] ^= 0x01;
+    let x1 = icv_flipped(&x[0], true);
+    let y1 = icv_flipped(&y[0], false);
     let mut stream = vec![x1, y1];
     stream.extend(w[..10].iter().cloned());
     let write_at = stream.len(); // the policy write is queued as this frame goes in
@@ -840,8 +873,6 @@ fn an_unauthenticated_frame_leaves_no_qp_state() {
 /// QPs made live. Back to back and with gaps, in both output modes.
 #[test]
 fn forged_frames_do_not_fill_the_qp_table() {
-    use rocesec_cosim::job_verify::repair;
-    use rocesec_model::roce::{parse, Frame};
     const NUM_QPS: u32 = 128; // rocesec_verify's NumQps as co-simulated (its default)
     const PER_QP: u32 = 6;
     let keys = demo(Mode::Aead);
@@ -859,15 +890,7 @@ fn forged_frames_do_not_fill_the_qp_table() {
     let prot = protected(&keys, &plain);
     assert_eq!(prot.len(), plain.len());
     let g = |q: u32, pn: u32| prot[(q * PER_QP + pn - 1) as usize].clone();
-    let forged = |q: u32, pn: u32| {
-        let mut f = g(q, pn);
-        let Ok(Frame::Roce(p)) = parse(&f) else {
-            panic!("QP {q}'s frame parses")
-        };
-        f[p.icrc_off() - 1] ^= 0x01;
-        repair(&mut f);
-        f
-    };
+    let forged = |q: u32, pn: u32| icv_flipped(&g(q, pn), true);
     let mut stream = Vec::new();
     stream.extend((0..nq).map(|q| forged(q, 1)));
     for q in 0..4 {
@@ -898,31 +921,17 @@ fn forged_frames_do_not_fill_the_qp_table() {
         stream.len() - nforged,
         "every genuine frame passes: {verdicts:?}"
     );
-    for (mi, m) in MODES.into_iter().enumerate() {
-        for t in [LINE, GAPS] {
-            let what = format!("forged frames vs the QP table (idle {})", t.idle);
-            let s = run_case(
-                &what,
-                Top::RocesecVerify1,
-                &keys,
-                &stream,
-                m,
-                t,
-                0x5e39 + mi as u64,
-                |_| {},
-            );
-            assert_eq!(
-                s.by_reason[Reason::AuthFail.code() as usize],
-                nforged,
-                "{what}: {s:?}"
-            );
-            assert_eq!(
-                s.by_reason[Reason::UnknownKey.code() as usize],
-                0,
-                "{what}: {s:?}"
-            );
-        }
-    }
+    run_modes_and_gaps(
+        "forged frames vs the QP table",
+        &keys,
+        &stream,
+        0x5e39,
+        |what, s| {
+            let r = |x: Reason| s.by_reason[x.code() as usize];
+            assert_eq!(r(Reason::AuthFail), nforged, "{what}: {s:?}");
+            assert_eq!(r(Reason::UnknownKey), 0, "{what}: {s:?}");
+        },
+    );
 }
 
 /// Random forgeries, corrupted frames and replays over many QPs, most of them met first by a
@@ -931,15 +940,13 @@ fn forged_frames_do_not_fill_the_qp_table() {
 /// and the counters must equal the model's. (The one cycle no top-level stream was seen to
 /// reach, a header entering D as its entry is freed, is driven directly in
 /// `verify_key.rs::a_header_entering_as_its_entry_is_freed`.) This test found a harness bug:
-/// `check_counters` read the counters before the last, dropped frame's verdict was counted. Cohorts of 6 new QPs, 30 frames each: a frame of a
-/// new QP (4 in 5) or of an older one; genuine with the next PN (7 in 20), a forged copy of a
+/// `check_counters` read the counters before the last, dropped frame's verdict was counted.
+/// Cohorts of 6 new QPs, 30 frames each: a frame of a new QP (4 in 5) or of an older one; genuine with the next PN (7 in 20), a forged copy of a
 /// frame (ICV flipped, checksums repaired; 6 in 20), a copy with a bad ICRC (2 in 20), or a
 /// replay of one of the QP's genuine frames (5 in 20; forged when there is none yet). Payloads
 /// of 0 to 160 bytes. Back to back and with gaps, both output modes, 3 seeds.
 #[test]
 fn random_forgeries_and_replays_over_many_qps() {
-    use rocesec_cosim::job_verify::repair;
-    use rocesec_model::roce::{parse, Frame};
     const PER_QP: usize = 8;
     const COHORT: usize = 6;
     let keys = demo(Mode::Aead);
@@ -976,42 +983,24 @@ fn random_forgeries_and_replays_over_many_qps() {
                     stream.push(prot[q * PER_QP + j].clone());
                 } else {
                     let j = rng.below(k.min(PER_QP - 1) as u64 + 1) as usize;
-                    let mut f = prot[q * PER_QP + j].clone();
-                    let Ok(Frame::Roce(p)) = parse(&f) else {
-                        panic!("QP {q}'s frame parses")
-                    };
-                    f[p.icrc_off() - 1] ^= 0x01;
-                    if a < 13 || a >= 15 {
-                        repair(&mut f); // forged; else the ICRC stays bad
-                    }
+                    // forged (a < 13 or a replay's stand-in); else the ICRC stays bad
+                    let f = icv_flipped(&prot[q * PER_QP + j], a < 13 || a >= 15);
                     stream.push(f);
                 }
             }
         }
-        for (mi, m) in MODES.into_iter().enumerate() {
-            for t in [LINE, GAPS] {
-                let what = format!("random forgeries, seed {sd} (idle {})", t.idle);
-                let s = run_case(
-                    &what,
-                    Top::RocesecVerify1,
-                    &keys,
-                    &stream,
-                    m,
-                    t,
-                    0x5e40 + sd * 4 + mi as u64,
-                    |_| {},
-                );
-                let r = |x: Reason| s.by_reason[x.code() as usize];
-                assert!(
-                    r(Reason::AuthFail) > 50
-                        && r(Reason::BadIcrc) > 10
-                        && r(Reason::Replay) > 20
-                        && r(Reason::UnknownKey) == 0
-                        && s.processed > 100,
-                    "{what}: {s:?}"
-                );
-            }
-        }
+        let what = format!("random forgeries, seed {sd}");
+        run_modes_and_gaps(&what, &keys, &stream, 0x5e40 + sd * 4, |what, s| {
+            let r = |x: Reason| s.by_reason[x.code() as usize];
+            assert!(
+                r(Reason::AuthFail) > 50
+                    && r(Reason::BadIcrc) > 10
+                    && r(Reason::Replay) > 20
+                    && r(Reason::UnknownKey) == 0
+                    && s.processed > 100,
+                "{what}: {s:?}"
+            );
+        });
     }
 }
 
