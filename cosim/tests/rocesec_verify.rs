@@ -754,7 +754,8 @@ fn an_unauthenticated_frame_leaves_no_qp_state() {
         _ => None,
     };
     // QPs in order of first appearance, with their frames
-    let mut by_qp: Vec<(([u8; 16], u32), Vec<Vec<u8>>)> = Vec::new();
+    type QpFrames = (([u8; 16], u32), Vec<Vec<u8>>);
+    let mut by_qp: Vec<QpFrames> = Vec::new();
     let first_of = |id: &([u8; 16], u32)| {
         frames1
             .iter()
@@ -984,7 +985,7 @@ fn random_forgeries_and_replays_over_many_qps() {
                 } else {
                     let j = rng.below(k.min(PER_QP - 1) as u64 + 1) as usize;
                     // forged (a < 13 or a replay's stand-in); else the ICRC stays bad
-                    let f = icv_flipped(&prot[q * PER_QP + j], a < 13 || a >= 15);
+                    let f = icv_flipped(&prot[q * PER_QP + j], !(13..15).contains(&a));
                     stream.push(f);
                 }
             }

@@ -180,6 +180,7 @@ module rocesec_verify_key
   logic [QW-1:0] p1_match_idx_q, p1_free_idx_q;
   logic          p1_in_node_q;
   logic [63:0]   p1_index_q;
+  logic          p1_replay_ok_q;  // the replay check on the matched entry's word (see D1)
   logic         pd_hit;
   logic [127:0] pd_key;
   logic [NumPdSlots-1:0] pd_match, p1_pd_match_q;  // D1: PD slots of the policy (and epoch)
@@ -308,7 +309,7 @@ module rocesec_verify_key
   // its region (then D1 runs again: d1_ok_q stays low while tbl_stale is high); the QP state
   // (epoch, replay window, WRITE key), which commits change, is read in D2.
   logic          tbl_stale;
-  logic          r_free_found, r_found, r_in_node;
+  logic          r_free_found, r_found, r_in_node, r_replay_ok;
   logic [QW-1:0] r_free_idx;
   logic [63:0]   r_index;
   logic [NumQps-1:0] qp_valid_v;
@@ -369,6 +370,7 @@ module rocesec_verify_key
       p1_free_idx_q   <= '0;
       p1_in_node_q    <= 1'b0;
       p1_index_q      <= '0;
+      p1_replay_ok_q  <= 1'b0;
       p1_word_q       <= '0;
       d_sum_q         <= '0;
       d_pn64_q        <= '0;
@@ -391,6 +393,7 @@ module rocesec_verify_key
         p1_free_idx_q   <= r_free_idx;
         p1_in_node_q    <= r_in_node;
         p1_index_q      <= r_index;
+        p1_replay_ok_q  <= r_replay_ok;
         p1_word_q       <= rd_word[0];
       end
     end
@@ -411,6 +414,22 @@ module rocesec_verify_key
                         {qp_epoch_v[rd_idx[p]], qp_next_v[rd_idx[p]],
                          qp_fresh_v[rd_idx[p]] ? StW'(0) : st_mem[rd_idx[p]]};
   end
+
+  // The replay check (ReplayWindow::check) on the same word, made here and registered with it
+  // (p1_replay_ok_q), so that D2 only classifies (at 9397135 the stage's critical path: D1's
+  // registers, the 48-bit pn > top compare, the classification, stage J's loads). It holds for
+  // D2 in every cycle as p1_word_q does. The window's bits are kept by PN mod 64, not by age:
+  // the bit of pn is selected by registered bits of d_q, in parallel with the two compares;
+  // age < 64 is pn + 64 > top. D2 uses it only when D1 found an entry (a fresh entry's word
+  // reads as zero: top 0, as for a QP with no entry).
+  localparam int unsigned TopLsb = StW - 48;  // top and bits: the RAM word's high fields
+  logic [47:0] r_top;
+  logic [63:0] r_bits;
+  assign r_top       = rd_word[0][TopLsb +: 48];
+  assign r_bits      = rd_word[0][TopLsb - 64 +: 64];
+  assign r_replay_ok = (d_q.sec_pn != 48'd0) &&
+                       ((d_q.sec_pn > r_top) ||
+                        (d_pn64_q > {1'b0, r_top} && !r_bits[d_q.sec_pn[5:0]]));
 
   assign sel_rd = {{(1 + 128 + 24){1'b0}}, p1_word_q};
   assign cur_rd = {{(1 + 128 + 24){1'b0}}, vh_word_q};
@@ -499,13 +518,9 @@ module rocesec_verify_key
       dec_tag.b     = dec_salt;
     end
 
-    // replay window (ReplayWindow::check)
-    // (the window's bits are kept by PN mod 64, not by age: the bit of pn is selected by
-    // registered bits of d_q, in parallel with the two compares; age < 64 is pn + 64 > top)
+    // replay window (ReplayWindow::check), made in D1 (p1_replay_ok_q); no entry: top 0
     pn        = d_q.sec_pn;
-    replay_ok = (pn != 48'd0) &&
-                ((pn > sel_st.top) ||
-                 (d_pn64_q > {1'b0, sel_st.top} && !sel_st.bits[pn[5:0]]));
+    replay_ok = p1_found_q ? p1_replay_ok_q : (pn != 48'd0);
 
     // classification, in the order of Verifier::verify and select_rx
     if (d_q.kind == roce_parse_pkg::KindNotRoce) begin
