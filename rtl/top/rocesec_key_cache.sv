@@ -58,11 +58,11 @@
 // behind it) no longer share a cycle (session 38: tag register -> 8-entry compare -> rsp_valid_o
 // -> the verify key stage's enables was that stage's critical path). The requester's contract:
 // a request's req_tag_i is the pre_tag_i of the cycle before its first cycle (both key stages
-// present the tag they register at the decision, dec_tag, and request in the next cycle). The answer is then the same as the compare
-// in the request cycle would give: a hit is looked up only in StIdle, and StIdle follows StIdle
-// or StRsp, so no insertion (StMrWait/StHWait) happened in the cycle before and the entries' tags
-// are unchanged; their valid bits can only have been cleared by a flush in that cycle, which
-// flush_q masks. The block test (cosim/tests/key_cache.rs) announces every request so.
+// present the tag they register at the decision, dec_tag, and request in the next cycle). The
+// answer is then the same as the compare in the request cycle would give: a hit is looked up
+// only in StIdle, and StIdle follows StIdle or StRsp, so no insertion (StMrWait/StHWait) happened
+// in the cycle before and the entries' tags are unchanged; their valid bits can only have been
+// cleared by a flush in that cycle, which flush_q masks. The block test (cosim/tests/key_cache.rs) announces every request so.
 //
 // Round keys
 // ----------

@@ -284,14 +284,15 @@ module rocesec_verify_key
   logic         dec_write_first, write_first_q;
   logic         dec_promote, promote_q;
   /* verilator lint_off UNUSEDSIGNAL */
-  rxqp_t        sel_st, st_q;     // read field by field
+  rxqp_t        sel_st;           // read field by field
   /* verilator lint_on UNUSEDSIGNAL */
   logic         sel_qp_found, sel_qp_free_found;
   logic [QW-1:0] sel_qp_idx;
 
   // Entry state (identity not included) at two read ports, 0: D1's identity match, 1: the
-  // entry of the verdict queue's next head; both reads are registered (p1_word_q, vh_word_q). Epoch and next come from the registers, the rest from the RAM (zero
-  // while the entry is fresh, RxQp::new); together they are the low fields of rxqp_t.
+  // entry of the verdict queue's next head; both reads are registered (p1_word_q, vh_word_q).
+  // Epoch and next come from the registers, the rest from the RAM (zero while the entry is
+  // fresh, RxQp::new); together they are the low fields of rxqp_t.
   localparam int unsigned RdW = 8 + 1 + StW;
   logic [QW-1:0]  match_idx;
   logic [QW-1:0]  rd_idx  [2];
@@ -307,7 +308,8 @@ module rocesec_verify_key
   // allocated entries change only when D2 allocates (the frame before; a free entry's follow
   // the frame in D but are not matched), the policy table only by a register write to
   // its region (then D1 runs again: d1_ok_q stays low while tbl_stale is high); the QP state
-  // (epoch, replay window, WRITE key), which commits change, is read in D2.
+  // (epoch, replay window, WRITE key), which commits change, is read at D1's match with each
+  // cycle's commit bypassed in and registered in every cycle (p1_word_q, p1_replay_ok_q).
   logic          tbl_stale;
   logic          r_free_found, r_found, r_in_node, r_replay_ok;
   logic [QW-1:0] r_free_idx;
@@ -724,7 +726,6 @@ module rocesec_verify_key
       qp_idx_q      <= '0;
       write_first_q <= 1'b0;
       promote_q     <= 1'b0;
-      st_q          <= '0;
       key_ok_q      <= 1'b0;
     end else begin
       // stage D
@@ -755,7 +756,6 @@ module rocesec_verify_key
         qp_idx_q      <= dec_qp_idx;
         write_first_q <= dec_write_first;
         promote_q     <= dec_promote;
-        st_q          <= sel_st;
         state_q       <= dec_process ? StKey : StJob;
       end
     end
@@ -925,13 +925,13 @@ module rocesec_verify_key
   // Reclaiming fresh entries. An entry no frame has committed to (fresh) holds no state: every
   // decision for it is RxQp::new of the policy, as for a QP not in the table. So once no frame
   // refers to it, it is freed, and a forged or corrupted first frame does not keep its entry
-  // (else any 16 forged frames would fill the table and every new QP after them would get
-  // unknown-key). The frames that refer to an entry: the one in stage J and those in the
+  // (else NumQps forged frames naming as many QPs would fill the table and every new QP after
+  // them would get unknown-key). The frames that refer to an entry: the one in stage J and those in the
   // verdict queue that are processed (their commit writes it), and the header in stage D whose
   // identity matched it (D2 may decide with it). The entry is freed in the cycle after the
   // last of them leaves: a frame decided into J is in J in the cycle after its decision, and
-  // moves from J to the queue in one edge. Freeing never changes a verdict: a freed entry and
-  // a fresh one decide alike, and a free entry only adds room. The header entering D as an
+  // moves from J to the queue in one edge. Freeing changes no verdict but a full table's
+  // unknown-key: a freed entry and a fresh one decide alike, and a free entry only adds room. The header entering D as an
   // entry is freed does not match it (rocesec_qp_ident). From registers only.
   always_comb begin
     logic [NumQps-1:0] refd;
@@ -995,6 +995,6 @@ module rocesec_verify_key
   end
 
   logic unused_sig;
-  assign unused_sig = ^{qp_found_q, reg_addr_i[1:0], st_q, promote_q};
+  assign unused_sig = ^{qp_found_q, reg_addr_i[1:0], promote_q};
 
 endmodule

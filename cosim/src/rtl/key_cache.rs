@@ -153,8 +153,8 @@ impl KeyCache {
     }
 
     /// Drive `t` on `pre_tag_i` from the next clock edge on (in every later cycle until the next
-    /// call): the tag of the next request. A request's own cycles may
-    /// already carry the tag of the request after it, as a key stage's do.
+    /// call): the tag of the next request. A request's own cycles may already carry the tag of
+    /// the request after it, as a key stage's do.
     pub fn announce(&mut self, t: &KeyTag) {
         self.next = Some(*t);
     }
@@ -173,9 +173,9 @@ impl KeyCache {
     /// request cycle itself). The response cycle is a clock edge too; key and H are read after
     /// it (`rsp_key_o`/`rsp_h_o` hold them from the cycle after `rsp_valid_o`).
     ///
-    /// A tag not announced in the cycle before gets one idle cycle that
-    /// announces it first (a flush just before the request would then no longer be just before
-    /// it, so that case panics: announce such a request before the flush).
+    /// A tag not announced in the cycle before gets one idle cycle that announces it first (a
+    /// flush just before the request would then no longer be just before it, so that case
+    /// panics: announce such a request before the flush).
     ///
     /// # Panics
     /// If no response comes within 2,000 cycles, or in the case above.

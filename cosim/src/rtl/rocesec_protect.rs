@@ -372,8 +372,8 @@ impl RocesecProtect {
         self.sim.trace_window(path, from, to)
     }
 
-    /// `n` idle cycles (no input, output ready): lets the last verdict reach the counters
-    /// (they count it two cycles after it is taken) before they are read.
+    /// `n` idle cycles (no input, output ready), for example to let frames still in the
+    /// pipeline reach their verdicts and the counters before the counters are read.
     pub fn idle(&mut self, n: u64) {
         self.sim.set_u64(self.s_tvalid, 0);
         self.sim.set_u64(self.m_tready, 1);
