@@ -1005,6 +1005,249 @@ fn random_forgeries_and_replays_over_many_qps() {
     }
 }
 
+/// (dest GID, dest QPN) of a RoCE frame: its RX QP identity.
+fn qp_id(f: &[u8]) -> ([u8; 16], u32) {
+    use rocesec_model::roce::{parse, Frame};
+    let Ok(Frame::Roce(p)) = parse(f) else {
+        panic!("not a RoCE frame: {}", hex::encode(f))
+    };
+    (p.dest_gid(f), p.bth.dest_qp)
+}
+
+/// The index of the first frame whose RTL verdict or bytes differ from the model's with
+/// `hook(i, model)` called before frame `i` ([`score_hooked`] without the panics), or
+/// `frames.len()` when only the number of frames out differs.
+fn first_mismatch(
+    model: &mut Verifier,
+    frames: &[Vec<u8>],
+    r: &RunResult,
+    mode: VerifyMode,
+    mut hook: impl FnMut(usize, &mut Verifier),
+) -> Option<usize> {
+    let mut out = r.out.iter();
+    for (i, f) in frames.iter().enumerate() {
+        hook(i, model);
+        let v = model.verify(f);
+        if mode == VerifyMode::StoreForward && v.is_err() {
+            continue;
+        }
+        let Some(o) = out.next() else {
+            return Some(i);
+        };
+        let (reason, fwd) = (o.tuser & 0xF, (o.tuser >> 4) & 3);
+        let same = match v {
+            Ok((k, b)) => reason == 0 && fwd == fwd_code(k) && b == o.data,
+            Err(rm) => reason == rm.code(),
+        };
+        if !same {
+            return Some(i);
+        }
+    }
+    out.next().map(|_| frames.len())
+}
+
+/// QP release (session 40): a receiver whose QPs come and go releases the RX state of each
+/// destroyed QP (`regmap::qp_release_writes`, model `Verifier::release_qp`), so the state
+/// table does not fill. 176 QPs (the table holds 128) in batches of 8, each QP with PN 1 and 2;
+/// the QPs of batch b - 3 are released (with the top idle, so the model applies each release
+/// exactly there) before batch b; each batch also replays PN 1 of a live QP (rejected) and,
+/// from batch 6 on, PN 1 and then PN 3 of a QP released three batches before (accepted: the
+/// release forgets the replay window, which is why a released QP's key must not be used
+/// again, docs/threat-model.md). Every verdict, byte and counter equals the model's. Without
+/// the release (the RTL ignoring the write), QP 128 and every later one get unknown-key.
+#[test]
+fn released_qps_free_the_qp_table() {
+    const NQ: usize = 176;
+    const B: usize = 8;
+    let keys = demo(Mode::Aead);
+    let plain: Vec<Vec<u8>> = (0..NQ)
+        .flat_map(|q| {
+            (0..3u32).map(move |k| {
+                let mut b = Builder::new(0x04, k, &[0x3c; 40]);
+                b.bth.dest_qp = 0x900 + q as u32;
+                b.build()
+            })
+        })
+        .collect();
+    let prot = protected(&keys, &plain);
+    assert_eq!(prot.len(), plain.len());
+    let g = |q: usize, pn: usize| prot[q * 3 + pn - 1].clone();
+    for (mi, m) in MODES.into_iter().enumerate() {
+        let what = format!("QP release [{}]", m.name());
+        let mut rng = SplitMix64::new(seed(0x4e1 + mi as u64));
+        let mut dut = RocesecVerify::new(Top::RocesecVerify1, m);
+        dut.load_keys(&keys).unwrap();
+        let mut model = Verifier::new(&keys).unwrap();
+        let mut total = Score::default();
+        let mut released = 0usize;
+        for b in 0..NQ / B {
+            if b >= 3 {
+                for q in (b - 3) * B..(b - 2) * B {
+                    let (gid, qpn) = qp_id(&g(q, 1));
+                    for w in preg::qp_release_writes(&gid, qpn).unwrap() {
+                        dut.write(w.addr, w.data);
+                    }
+                    assert!(model.release_qp((gid, qpn)), "{what}: QP {q} had state");
+                    released += 1;
+                }
+            }
+            let mut chunk: Vec<Vec<u8>> = (b * B..(b + 1) * B).map(|q| g(q, 1)).collect();
+            chunk.extend((b * B..(b + 1) * B).map(|q| g(q, 2)));
+            if b >= 1 {
+                chunk.push(g((b - 1) * B + b % B, 1)); // live: a replay
+            }
+            if b >= 6 {
+                let q = (b - 6) * B + b % B; // released before batch b - 3
+                chunk.push(g(q, 1));
+                chunk.push(g(q, 3));
+            }
+            let mut check = Verifier::clone(&model);
+            let expect = match m {
+                VerifyMode::CutThrough => chunk.len(),
+                VerifyMode::StoreForward => {
+                    chunk.iter().filter(|f| check.verify(f).is_ok()).count()
+                }
+            };
+            let r = dut.run(&chunk, expect, GAPS, &mut rng);
+            let (s, _) = score(&mut model, &chunk, &r, m, &format!("{what}, batch {b}"));
+            dut.idle(200);
+            total.frames += s.frames;
+            total.processed += s.processed;
+            total.rejected += s.rejected;
+            for (t, x) in total.by_reason.iter_mut().zip(s.by_reason) {
+                *t += x;
+            }
+        }
+        check_counters(&mut dut, &model, m, &what);
+        eprintln!(
+            "{what}: {} frames ({} verified, {} rejected {}), {released} QPs released",
+            total.frames,
+            total.processed,
+            total.rejected,
+            reasons(&total)
+        );
+        let r = |x: Reason| total.by_reason[x.code() as usize];
+        assert_eq!(r(Reason::UnknownKey), 0, "{what}: {total:?}");
+        assert_eq!(r(Reason::Replay), NQ / B - 1, "{what}: {total:?}");
+        assert_eq!(total.rejected, NQ / B - 1, "{what}: {total:?}");
+        assert_eq!(released, (NQ / B - 3) * B);
+    }
+}
+
+/// A release while the QP's own frames flow (session 40): QP A among three others, frames
+/// round robin at line rate, with replays of A's PN - 8 (rejected while A's state holds);
+/// A is released by register writes made during the traffic. The release is ordered between
+/// two of the key stage's decisions: frames decided before it commit to the released entry
+/// (which is then freed), later ones meet a new QP's state, so A's replays after it are
+/// accepted once. The RTL's run must equal the model's with `release_qp` applied before one
+/// frame j at or after the write was queued; which j depends on the cycle, so every j in the
+/// next 48 frames is tried. Without the release no j fits (A's later replays would be
+/// rejected). Both output modes, back to back and with gaps, two release points.
+#[test]
+fn a_release_during_the_qps_own_traffic() {
+    const N: u32 = 60; // genuine frames per QP
+    let keys = demo(Mode::Aead);
+    let plain: Vec<Vec<u8>> = (0..4u32)
+        .flat_map(|q| {
+            (0..N).map(move |k| {
+                let mut b = Builder::new(0x04, k, &vec![0x5a; 24 + 8 * q as usize]);
+                b.bth.dest_qp = 0xa00 + q;
+                b.build()
+            })
+        })
+        .collect();
+    let prot = protected(&keys, &plain);
+    assert_eq!(prot.len(), plain.len());
+    let g = |q: u32, pn: u32| prot[(q * N + pn - 1) as usize].clone();
+    let mut stream = Vec::new();
+    for pn in 1..=N {
+        for q in 0..4 {
+            stream.push(g(q, pn));
+        }
+        if pn > 8 && pn % 3 == 0 {
+            stream.push(g(0, pn - 8));
+        }
+    }
+    let (gid, qpn) = qp_id(&g(0, 1));
+    let mut fitted = Vec::new();
+    for (ri, rel_at) in [70usize, 140].into_iter().enumerate() {
+        for (mi, m) in MODES.into_iter().enumerate() {
+            for t in [LINE, GAPS] {
+                let what = format!(
+                    "release during traffic at frame {rel_at} [{}] (idle {})",
+                    m.name(),
+                    t.idle
+                );
+                let mut rng = SplitMix64::new(seed(0x4e5 + (ri * 4 + mi * 2) as u64 + t.idle));
+                let mut dut = RocesecVerify::new(Top::RocesecVerify1, m);
+                dut.load_keys(&keys).unwrap();
+                let sched = vec![(rel_at, preg::qp_release_writes(&gid, qpn).unwrap())];
+                let hook_at = |j: usize| {
+                    move |i: usize, v: &mut Verifier| {
+                        if i == j {
+                            v.release_qp((gid, qpn));
+                        }
+                    }
+                };
+                let fits = |r: &RunResult, j: usize| {
+                    let mut model = Verifier::new(&keys).unwrap();
+                    first_mismatch(&mut model, &stream, r, m, hook_at(j)).is_none()
+                };
+                let expect_for = |j: usize| {
+                    let mut v = Verifier::new(&keys).unwrap();
+                    let h = hook_at(j);
+                    stream
+                        .iter()
+                        .enumerate()
+                        .filter(|&(i, f)| {
+                            h(i, &mut v);
+                            m == VerifyMode::CutThrough || v.verify(f).is_ok()
+                        })
+                        .count()
+                };
+                // run until the largest count any j gives: when the RTL sends fewer, the harness
+                // ends after 20,000 quiet cycles with every frame out (stalled, cleared here: a
+                // real stall loses frames, and then no j fits)
+                let expect = (rel_at..rel_at + 48).map(expect_for).max().unwrap();
+                let mut r = dut.run_live(&stream, expect, t, &mut rng, &sched);
+                if r.out.len() < expect {
+                    r.stalled = false;
+                }
+                let j = (rel_at..rel_at + 48).find(|&j| fits(&r, j));
+                let Some(j) = j else {
+                    let mut model = Verifier::new(&keys).unwrap();
+                    let d = first_mismatch(&mut model, &stream, &r, m, hook_at(rel_at + 47));
+                    panic!("{what}: no release point fits; with the latest, frame {d:?} differs");
+                };
+                // the replays of A after the release point: accepted once by both
+                let mut model = Verifier::new(&keys).unwrap();
+                let (s, _) = score_hooked(&mut model, &stream, &r, m, &what, hook_at(j));
+                check_counters(&mut dut, &model, m, &what);
+                eprintln!(
+                    "{what}: release applied before frame {j} (write queued/answered at cycles \
+                     {:?}); {} frames, {} verified, {} rejected {}",
+                    r.writes,
+                    s.frames,
+                    s.processed,
+                    s.rejected,
+                    reasons(&s)
+                );
+                let replays_after = stream[j..]
+                    .iter()
+                    .filter(|f| qp_id(f) == (gid, qpn))
+                    .count();
+                assert!(replays_after > 20, "{what}");
+                assert!(
+                    s.by_reason[Reason::Replay.code() as usize] > 0,
+                    "{what}: {s:?}"
+                );
+                fitted.push(j - rel_at);
+            }
+        }
+    }
+    eprintln!("release points found, frames after the write was queued: {fitted:?}");
+}
+
 /// Latency of isolated frames (key cached) and the throughput of back-to-back frames of one
 /// size, in both modes; and the cost of a cold key (derivation) on the first frame.
 #[test]

@@ -59,6 +59,10 @@ pub struct Engine<B: RegBus> {
     slots: [Option<(u32, u8)>; regmap::NUM_PD],
     /// Policy entries in use, in table order.
     rules: Vec<Entry>,
+    /// (GID, QPN, PD, generation) of every rule whose QP was released ([`Engine::release_qp`]):
+    /// a rule that would bring one of them back is refused (its key would accept the old
+    /// frames again). One entry per release.
+    released: std::collections::HashSet<(Gid, u32, u32, u32)>,
 }
 
 fn bus_err<E: fmt::Debug>(e: E) -> Error {
@@ -106,6 +110,7 @@ where
             default,
             slots: [None; regmap::NUM_PD],
             rules: Vec::new(),
+            released: std::collections::HashSet::new(),
         };
         if e.default.mode != Mode::Bypass {
             e.ensure_slot(keys, e.default.pd, e.default.epoch)?;
@@ -215,6 +220,16 @@ where
     /// # Errors
     /// [`Error::Engine`] when the policy table or the PD key slots are full, or on a bus error.
     pub fn install(&mut self, keys: &SessionKeys, rule: QpRule, epoch: u8) -> Result<()> {
+        if self
+            .released
+            .contains(&(rule.gid, rule.qpn, rule.pd, rule.gen))
+        {
+            return Err(Error::Engine(format!(
+                "QP {:#x} was released under PD {} generation {}: a new QP on it needs a new \
+                 generation (the old frames would verify again)",
+                rule.qpn, rule.pd, rule.gen
+            )));
+        }
         let idx = match self
             .rules
             .iter()
@@ -274,6 +289,44 @@ where
         }])?;
         self.rules.pop();
         self.retire_unused()
+    }
+
+    /// Release the RX QP state of (`gid`, `qpn`) on a verify engine (on QP destroy), so that the
+    /// engine's QP state table (a fixed number of entries, docs/rtl/tops.md) does not fill with
+    /// QPs that are gone; then remove its rule, if it has one ([`remove`](Self::remove)).
+    /// Frames the engine decided before the release still commit; later ones meet a new QP
+    /// (`regmap::qp_release_writes`, model `Verifier::release_qp`).
+    ///
+    /// The replay window goes with the state: a frame sent to the QP before the release
+    /// would verify once more. So a QP made again on (`gid`, `qpn`) must have a new key: a
+    /// rule with a new generation ([`install`](Self::install) refuses the released one) or,
+    /// for a QP under the default policy, a new epoch of its PD (docs/threat-model.md).
+    ///
+    /// # Errors
+    /// [`Error::Engine`] on a protect (TX) engine (TX state is never released: a new entry
+    /// would number PNs from 1 again under the same key), for a QPN above 24 bits, or on a
+    /// bus error.
+    pub fn release_qp(&mut self, gid: &Gid, qpn: u32) -> Result<()> {
+        if !self.rx {
+            return Err(Error::Engine(
+                "release_qp releases RX QP state on a receiver; this engine drives a protect \
+                 top, whose QP state is never released (its PNs would start again)"
+                    .into(),
+            ));
+        }
+        let w = regmap::qp_release_writes(gid, qpn)
+            .map_err(|e| Error::Engine(format!("release of QP {qpn:#x}: {e}")))?;
+        self.write(&w)?;
+        if let Some(r) = self
+            .rules
+            .iter()
+            .find(|r| (r.rule.gid, r.rule.qpn) == (*gid, qpn))
+        {
+            let k = (r.rule.gid, r.rule.qpn, r.rule.pd, r.rule.gen);
+            self.released.insert(k);
+            self.remove(gid, qpn)?;
+        }
+        Ok(())
     }
 
     /// Receiver step 1 of a rotation of protection domain `pd` to `epoch`: install
@@ -533,6 +586,34 @@ mod tests {
         let err = e.accept_next(&k, 5, 1).expect_err("TX engine");
         assert!(err.to_string().contains("receiver"), "{err}");
         assert_eq!(e.bus.writes.len(), n, "nothing written");
+    }
+
+    #[test]
+    fn a_released_qp_comes_back_only_with_a_new_generation() {
+        let k = keys();
+        let mut tx = Engine::new(Log::default(), &k, bypass()).expect("new");
+        let r = rule(0x11, 5);
+        let err = tx.release_qp(&r.gid, r.qpn).expect_err("TX engine");
+        assert!(err.to_string().contains("never released"), "{err}");
+        let mut rx = Engine::new_rx(Log::default(), &k, bypass(), false).expect("new");
+        rx.install(&k, r.clone(), 0).expect("install");
+        let n = rx.bus.writes.len();
+        rx.release_qp(&r.gid, r.qpn).expect("release");
+        let w = regmap::qp_release_writes(&r.gid, r.qpn).expect("writes");
+        let written: Vec<(u16, u32)> = w.iter().map(|x| (x.addr, x.data)).collect();
+        assert_eq!(
+            rx.bus.writes[n..n + w.len()],
+            written[..],
+            "release block first"
+        );
+        assert_eq!(rx.bus.regs[&regmap::POLICY], 0, "its rule removed");
+        let err = rx.install(&k, r.clone(), 0).expect_err("same generation");
+        assert!(err.to_string().contains("new generation"), "{err}");
+        let mut r2 = r.clone();
+        r2.gen += 1;
+        rx.install(&k, r2, 0).expect("new generation");
+        let err = rx.release_qp(&r.gid, 1 << 24).expect_err("25-bit QPN");
+        assert!(err.to_string().contains("qpn"), "{err}");
     }
 
     #[test]

@@ -285,6 +285,20 @@ impl Engine<RxQp> {
         self.qp(id).next = true;
     }
 
+    /// Release the RX state of QP `id` = (dest GID, dest QPN): its replay window, epoch and
+    /// WRITE continuation key are forgotten, and its next frame meets `RxQp::new` of its policy,
+    /// as a driver does on QP destroy with a write of the release block
+    /// (docs/register-map.md, `regmap::qp_release_writes`). The RTL's state table has room for
+    /// a bounded number of QPs; releasing the destroyed ones keeps it from filling.
+    ///
+    /// Security: the replay window goes with the state, so a frame sent to `id` under the same
+    /// key before the release would be accepted once more. Release a QP only when no later
+    /// frame can carry its key: a QP made again on the same (GID, QPN) must get a new
+    /// generation (QpSalt) or epoch (docs/threat-model.md). Returns whether `id` had state.
+    pub fn release_qp(&mut self, id: QpId) -> bool {
+        self.qps.remove(&id).is_some()
+    }
+
     /// Verify one Ethernet frame and restore the plain frame.
     ///
     /// # Errors

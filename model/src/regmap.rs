@@ -54,6 +54,11 @@ pub const CNT_DROPPED: usize = 5;
 pub const CNT_PROMOTIONS: usize = 6;
 /// RX counter: frames dropped because they exceed the output frame FIFO (store-and-forward).
 pub const CNT_OVERSIZE: usize = 7;
+/// Verify (RX) top only: the QP release block (8 words, write-only; layout of a policy entry:
+/// word 1 = QPN, words 4..7 = GID, word 0 bit 31 = release). See [`qp_release_writes`].
+pub const RELEASE: u16 = 0x0C20;
+/// [`RELEASE`] word 0 bit: release the RX state of the identity in words 1 and 4..7.
+pub const RELEASE_GO: u32 = 1 << 31;
 
 /// One 32-bit register write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -187,6 +192,36 @@ pub fn policy_writes(
     v.push(RegWrite {
         addr: base,
         data: word0_policy(true, p),
+    });
+    Ok(v)
+}
+
+/// The writes that release the RX QP state of (`gid`, `qpn`) on a verify top (QP destroy;
+/// model: `Verifier::release_qp`): word 1 = QPN, words 4..7 = GID (big-endian words), then word
+/// 0 = [`RELEASE_GO`]. The release takes effect between two of the key stage's decisions:
+/// frames decided before it commit to the old state, which is then freed; later frames meet
+/// the state of a new QP. Only after the QP's key can no longer be used (docs/threat-model.md):
+/// the replay window is forgotten.
+///
+/// # Errors
+/// [`RegMapError::FieldTooWide`] for a QPN above 24 bits.
+pub fn qp_release_writes(gid: &Gid, qpn: u32) -> Result<Vec<RegWrite>, RegMapError> {
+    if qpn > 0xFF_FFFF {
+        return Err(RegMapError::FieldTooWide("qpn", qpn.into()));
+    }
+    let mut v = vec![RegWrite {
+        addr: RELEASE + 4,
+        data: qpn,
+    }];
+    for (w, d) in gid_words(gid).into_iter().enumerate() {
+        v.push(RegWrite {
+            addr: RELEASE + 16 + 4 * w as u16,
+            data: d,
+        });
+    }
+    v.push(RegWrite {
+        addr: RELEASE,
+        data: RELEASE_GO,
     });
     Ok(v)
 }
@@ -410,6 +445,29 @@ mod tests {
         assert_eq!(find("RegPdBase"), PD);
         assert_eq!(find("RegCountBase"), COUNT);
         assert_eq!(find("RegCtrl"), CTRL);
+        assert_eq!(find("RegRelease"), RELEASE);
+    }
+
+    #[test]
+    fn a_release_names_its_qp_before_it_goes() {
+        let gid: Gid = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 2];
+        let w = qp_release_writes(&gid, 0x12_3456).expect("24-bit QPN");
+        let at = |a: u16| w.iter().position(|x| x.addr == a).expect("written");
+        assert_eq!(w[at(RELEASE + 4)].data, 0x12_3456);
+        assert_eq!(w[at(RELEASE + 28)].data, 0x0a00_0002);
+        assert_eq!(w[at(RELEASE + 24)].data, 0x0000_ffff);
+        assert_eq!(
+            w.last(),
+            Some(&RegWrite {
+                addr: RELEASE,
+                data: RELEASE_GO
+            })
+        );
+        assert_eq!(w.iter().filter(|x| x.addr == RELEASE).count(), 1);
+        assert!(matches!(
+            qp_release_writes(&gid, 1 << 24),
+            Err(RegMapError::FieldTooWide("qpn", _))
+        ));
     }
 
     fn with_qps(n: u32, distinct_pds: bool) -> KeyFile {

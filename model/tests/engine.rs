@@ -260,6 +260,43 @@ fn replay_is_rejected() {
     }
 }
 
+/// `Verifier::release_qp` forgets a QP's state: its window (an old frame is accepted once
+/// more, the documented price of a release), its WRITE continuation key (a WRITE Last after the
+/// release has no key) and nothing of the other QPs.
+#[test]
+fn a_released_qp_forgets_its_window_and_continuation() {
+    let (mut tx, mut rx) = pair(Mode::Aead);
+    let mut a = Builder::new(0x04, 1, &[9; 40]);
+    a.bth.dest_qp = 0x11;
+    let mut b = Builder::new(0x04, 1, &[9; 40]);
+    b.bth.dest_qp = 0x22;
+    let first = Builder::new(0x06, 2, &[1; 64]).reth(0x2000, 9, 128).build();
+    let last = Builder::new(0x08, 3, &[2; 64]).build();
+    let (_, pa) = tx.protect(&a.build()).expect("a");
+    let (_, pb) = tx.protect(&b.build()).expect("b");
+    let (_, pf) = tx.protect(&first).expect("first");
+    let (_, pl) = tx.protect(&last).expect("last");
+    for f in [&pa, &pb, &pf] {
+        assert!(rx.verify(f).is_ok());
+    }
+    let id = |f: &[u8]| {
+        let p = layout(f);
+        (p.dest_gid(f), p.bth.dest_qp)
+    };
+    assert_eq!(rx.verify(&pa), Err(Reason::Replay));
+    assert!(rx.release_qp(id(&pa)));
+    assert!(!rx.release_qp(id(&pa)), "no state left to release");
+    assert!(rx.verify(&pa).is_ok(), "the window went with the state");
+    assert_eq!(rx.verify(&pa), Err(Reason::Replay));
+    assert_eq!(
+        rx.verify(&pb),
+        Err(Reason::Replay),
+        "another QP keeps its window"
+    );
+    assert!(rx.release_qp(id(&pf)));
+    assert_eq!(rx.verify(&pl), Err(Reason::UnknownKey));
+}
+
 #[test]
 fn go_back_n_retransmission_gets_a_fresh_pn_and_verifies() {
     // The same PSN sent twice with different payload (go-back-N) never reuses a nonce.

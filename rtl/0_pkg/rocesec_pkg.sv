@@ -55,6 +55,7 @@ package rocesec_pkg;
   localparam logic [15:0] RegPdBase      = 16'h0400;  // PD key slot j at + 0x20*j
   localparam logic [15:0] RegCountBase   = 16'h0800;  // counters (read)
   localparam logic [15:0] RegCtrl        = 16'h0C00;  // verify: bit 0 store-and-forward
+  localparam logic [15:0] RegRelease     = 16'h0C20;  // verify: QP release (8 words, as a policy)
 
   // Stage latencies in clock cycles (mirrored by model/src/timing.rs Params::RTL)
   localparam int unsigned ParseLatency = 2;  // tlast edge -> desc_valid_o

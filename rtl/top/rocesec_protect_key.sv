@@ -242,7 +242,7 @@ module rocesec_protect_key
   logic          r_free_found, r_found;
   logic [QW-1:0] r_free_idx, r_match_idx;
   logic          qp_alloc;
-  logic [NumQps-1:0] unused_qp_valid;
+  logic [NumQps-1:0] unused_qp_valid, unused_qp_rel;
 
   rocesec_qp_ident #(
     .NumQps (NumQps)
@@ -257,11 +257,13 @@ module rocesec_protect_key
     .cur_gid_i    (d_q.dest_gid),
     .cur_qpn_i    (d_q.dest_qp),
     .free_i       ('0),  // TX entries are kept (their PN counts on)
+    .rel_i        (1'b0),  // no TX release: a new entry would count PNs from 1 again
     .found_o      (r_found),
     .match_idx_o  (r_match_idx),
     .free_found_o (r_free_found),
     .free_idx_o   (r_free_idx),
-    .valid_o      (unused_qp_valid)
+    .valid_o      (unused_qp_valid),
+    .rel_o        (unused_qp_rel)
   );
 
   // Target range: smallest level whose node holds [va, va + max(len, 1)), in three steps so
@@ -652,6 +654,7 @@ module rocesec_protect_key
 
 
   logic unused_sig;
-  assign unused_sig = ^{unused_qp_valid, dec_pd, unused_pol_next, unused_vq_count, reg_addr_i[1:0]};
+  assign unused_sig = ^{unused_qp_valid, unused_qp_rel, dec_pd, unused_pol_next, unused_vq_count,
+                       reg_addr_i[1:0]};
 
 endmodule

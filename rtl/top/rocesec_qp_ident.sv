@@ -21,6 +21,13 @@
 // A free of entry q (free_i[q]: q valid, not the frame in D's match unless that frame enters D
 // in this cycle) clears its valid bit and its bit of the registered match, so a header entering
 // D as q is freed does not match it.
+// A release (rel_i, a cycle without a load: ld_*_i then carry the identity to release) marks the
+// entry that matches it as released (rel_o): from the next cycle on no header matches it, and
+// its bit of the registered match is cleared, so the header in D looks up again and finds no
+// entry (the key stage makes D1 run again). The entry stays allocated, its identity and state
+// kept for the frames decided before the release, until the key stage frees it (free_i). So
+// two entries may hold one identity, but at most one of them is not released, and only that
+// one matches.
 // At most one entry matches (an identity is allocated only when not found): the matching
 // index is the OR of the matching indices.
 
@@ -49,19 +56,26 @@ module rocesec_qp_ident
   // Entries freed this cycle (each valid and not allocated in this cycle)
   input  wire logic [NumQps-1:0] free_i,
 
+  // Release lookup this cycle (load_i low): the entry matching ld_*_i is released
+  input  wire logic              rel_i,
+
   // Stage D1 lookups of the frame in D (combinational from registers)
   output logic                   found_o,
   output logic      [$clog2(NumQps)-1:0] match_idx_o,
   output logic                   free_found_o,
   output logic      [$clog2(NumQps)-1:0] free_idx_o,
 
-  // Allocated entries (registers; a free entry's state may be written freely)
-  output logic      [NumQps-1:0] valid_o
+  // Allocated entries (registers; a free entry's state may be written freely) and the released
+  // ones among them (registers)
+  output logic      [NumQps-1:0] valid_o,
+  output logic      [NumQps-1:0] rel_o
 );
 
   localparam int unsigned QW = $clog2(NumQps);
 
   logic [NumQps-1:0] valid_v;
+  logic [NumQps-1:0] rel_v;
+  logic [NumQps-1:0] rel_hit;        // the entry released in this cycle (rel_i)
   logic [NumQps-1:0] ld_match;       // the entering identity vs the table (load cycle)
   logic [NumQps-1:0] match_q;        // registered at load
   logic [NumQps-1:0] alloc_hot_q;    // allocation of the cycle before (one-hot)
@@ -76,16 +90,21 @@ module rocesec_qp_ident
   // entry of free_idx_o when nothing matched): an allocation of a valid entry would keep its
   // old identity.
   for (genvar q = 0; q < NumQps; q++) begin : gen_qp
-    logic         valid_q;
+    logic         valid_q, rel_q;
     logic [127:0] gid_q;
     logic [23:0]  qpn_q;
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         valid_q <= 1'b0;
+        rel_q   <= 1'b0;
       end else if (alloc_i && alloc_idx_i == q[QW-1:0]) begin
         valid_q <= 1'b1;
+        rel_q   <= 1'b0;
       end else if (free_i[q]) begin
         valid_q <= 1'b0;
+        rel_q   <= 1'b0;
+      end else if (rel_hit[q]) begin
+        rel_q   <= 1'b1;
       end
     end
     always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -98,10 +117,13 @@ module rocesec_qp_ident
       end
     end
     assign valid_v[q]  = valid_q;
-    assign ld_match[q] = valid_q && gid_q == ld_gid_i && qpn_q == ld_qpn_i;
+    assign rel_v[q]    = rel_q;
+    assign ld_match[q] = valid_q && !rel_q && gid_q == ld_gid_i && qpn_q == ld_qpn_i;
   end
 
   assign valid_o = valid_v;
+  assign rel_o   = rel_v;
+  assign rel_hit = rel_i ? ld_match : '0;
   assign match = match_q | (alloc_hot_q & {NumQps{same_q}});
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -116,7 +138,8 @@ module rocesec_qp_ident
         match_q <= ld_match & ~free_i;
         same_q  <= ld_gid_i == cur_gid_i && ld_qpn_i == cur_qpn_i;
       end else begin
-        match_q <= match & ~free_i;  // fold in the allocation of the load cycle (once: none follow)
+        // fold in the allocation of the load cycle (once: none follow); drop a released entry
+        match_q <= match & ~free_i & ~rel_hit;
       end
     end
   end

@@ -315,7 +315,51 @@ module rocesec_verify_key
   logic [QW-1:0] r_free_idx;
   logic [63:0]   r_index;
   logic [NumQps-1:0] qp_valid_v;
+  logic [NumQps-1:0] qp_rel_v;  // released entries (see "QP release")
   logic [NumQps-1:0] qp_free;   // entries freed this cycle (see "Reclaiming fresh entries")
+
+  // QP release (QP destroy on the receiver; model: Verifier::release_qp). A write of word 0 of
+  // the release block (RegRelease: word 1 the QPN, words 4..7 the GID, as in a policy entry)
+  // with bit 31 set releases the RX QP state of that identity. The write is taken like a table
+  // write: the cycle after it (rel_req_q) keeps D1 from being ready in the next, and in that next
+  // cycle (rel_go_q) no header enters D and nothing is decided; the identity registers are
+  // compared with the table through rocesec_qp_ident's load port (its one comparator per
+  // entry; the header's identity is muxed out for the cycle) and the matching entry is
+  // released: no header matches it any more and D1 runs again, so a frame decided after the
+  // release meets RxQp::new, and frames decided before it commit to the released entry, which
+  // is freed when the last of them leaves ("Reclaiming fresh entries"). The release is thereby
+  // ordered between two decisions, as the model's is between two frames.
+  logic [127:0] rel_gid_q;
+  logic [23:0]  rel_qpn_q;
+  logic         rel_req_q, rel_go_q;
+  logic [127:0] id_gid;
+  logic [23:0]  id_qpn;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      rel_gid_q <= '0;
+      rel_qpn_q <= '0;
+      rel_req_q <= 1'b0;
+      rel_go_q  <= 1'b0;
+    end else begin
+      rel_req_q <= 1'b0;
+      rel_go_q  <= rel_req_q;
+      if (reg_we_i && reg_addr_i[15:5] == rocesec_pkg::RegRelease[15:5]) begin
+        unique case (reg_addr_i[4:2])
+          3'd0:    rel_req_q <= reg_wdata_i[31];
+          3'd1:    rel_qpn_q <= reg_wdata_i[23:0];
+          3'd4:    rel_gid_q[127:96] <= reg_wdata_i;  // GID bytes 0..3 (big-endian)
+          3'd5:    rel_gid_q[95:64]  <= reg_wdata_i;
+          3'd6:    rel_gid_q[63:32]  <= reg_wdata_i;
+          3'd7:    rel_gid_q[31:0]   <= reg_wdata_i;
+          default: ;
+        endcase
+      end
+    end
+  end
+
+  assign id_gid = rel_go_q ? rel_gid_q : hdr_desc_i.dest_gid;
+  assign id_qpn = rel_go_q ? rel_qpn_q : hdr_desc_i.dest_qp;
 
   rocesec_qp_ident #(
     .NumQps (NumQps)
@@ -323,18 +367,20 @@ module rocesec_verify_key
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
     .load_i       (ld),
-    .ld_gid_i     (hdr_desc_i.dest_gid),
-    .ld_qpn_i     (hdr_desc_i.dest_qp),
+    .ld_gid_i     (id_gid),
+    .ld_qpn_i     (id_qpn),
     .alloc_i      (alloc_we),
     .alloc_idx_i  (sel_qp_idx),
     .cur_gid_i    (d_q.dest_gid),
     .cur_qpn_i    (d_q.dest_qp),
     .free_i       (qp_free),
+    .rel_i        (rel_go_q),
     .found_o      (r_found),
     .match_idx_o  (match_idx),
     .free_found_o (r_free_found),
     .free_idx_o   (r_free_idx),
-    .valid_o      (qp_valid_v)
+    .valid_o      (qp_valid_v),
+    .rel_o        (qp_rel_v)
   );
 
   // Key scope: [va, va + max(len, 1)) inside node (level, va >> (12 + level)). The last
@@ -380,7 +426,7 @@ module rocesec_verify_key
       if (ld) d_sum_q <= rocesec_pkg::last_addr(hdr_desc_i.has_reth, hdr_desc_i.dma_len,
                                                 hdr_desc_i.va);
       if (ld) d_pn64_q <= {1'b0, hdr_desc_i.sec_pn} + 49'd64;
-      d1_ok_q <= d_valid_q && !dec_take && !ld && !tbl_stale;
+      d1_ok_q <= d_valid_q && !dec_take && !ld && !tbl_stale && !rel_req_q && !rel_go_q;
       if (d_valid_q) begin
         p1_mode_q       <= pol_mode;
         p1_epoch_q      <= pol_epoch;
@@ -706,7 +752,7 @@ module rocesec_verify_key
   assign vq_push     = job_valid_o && job_ready_i;
   assign j_free      = (state_q == StIdle) || vq_push;
   assign dec_take    = d_valid_q && d1_ok_q && j_free && !conflict_q;
-  assign hdr_ready_o = !d_valid_q || dec_take;
+  assign hdr_ready_o = (!d_valid_q || dec_take) && !rel_go_q;  // (a release's lookup cycle)
   assign ld          = hdr_valid_i && hdr_ready_o;
 
   // Stage D and stage J
@@ -932,7 +978,10 @@ module rocesec_verify_key
   // last of them leaves: a frame decided into J is in J in the cycle after its decision, and
   // moves from J to the queue in one edge. Freeing changes no verdict but a full table's
   // unknown-key: a freed entry and a fresh one decide alike, and a free entry only adds room. The header entering D as an
-  // entry is freed does not match it (rocesec_qp_ident). From registers only.
+  // entry is freed does not match it (rocesec_qp_ident). A released entry ("QP release") is
+  // freed likewise, committed or not, once the frames decided before its release have left
+  // (no header matches it after the release, so only stage J and the queue can refer to it).
+  // From registers only.
   always_comb begin
     logic [NumQps-1:0] refd;
     refd = '0;
@@ -941,7 +990,7 @@ module rocesec_verify_key
     for (int j = 0; j < VqDepth; j++) begin
       if (vq_v_q[j] && vq_process_q[j]) refd[vq_idx_q[j]] = 1'b1;
     end
-    qp_free = qp_valid_v & qp_fresh_v & ~refd;
+    qp_free = qp_valid_v & (qp_fresh_v | qp_rel_v) & ~refd;
   end
 
   // An entry's identity (valid, dest GID, dest QPN; rocesec_qp_ident) is set by its
