@@ -263,11 +263,23 @@ fn derived(cfg: &Config, pd: u32, epoch: u8, r: &KeyRef) -> [u8; 16] {
 /// Every frame's expectation, frames in order (sequential semantics): decided against all
 /// earlier commits, committed when its verdict is ok.
 fn reference(cfg: &Config, frames: &[Frame]) -> Vec<Expect> {
+    reference_released(cfg, frames, None)
+}
+
+/// [`reference`] with QP `q`'s state released before frame `k` for `rel = Some((k, q))`
+/// (model `Verifier::release_qp`: the QP starts again from `RxQp::new` of its policy).
+fn reference_released(cfg: &Config, frames: &[Frame], rel: Option<(usize, usize)>) -> Vec<Expect> {
     let mut st: Vec<RxQp> = cfg.qps.iter().map(|q| RxQp::new(&q.pol)).collect();
     let mut keys: HashMap<(u32, u8, KeyRef), [u8; 16]> = HashMap::new();
     frames
         .iter()
-        .map(|f| {
+        .enumerate()
+        .map(|(i, f)| {
+            if let Some((k, q)) = rel {
+                if i == k {
+                    st[q] = RxQp::new(&cfg.qps[q].pol);
+                }
+            }
             let s = &mut st[f.qp];
             let d = decide(cfg, s, f);
             let pd = cfg.qps[f.qp].pol.pd;
@@ -423,11 +435,18 @@ struct Bench {
     back_to_back_same_qp: usize,
     /// Cycle and frame of the last verdict taken.
     last_take: Option<(u64, usize)>,
+    /// A register write for the next cycle (`step` drives and clears it).
+    write: Option<RegWrite>,
 }
 
 impl Bench {
     fn new(cfg: Config, frames: Vec<Frame>) -> Self {
-        let exp = reference(&cfg, &frames);
+        Self::released(cfg, frames, None)
+    }
+
+    /// A bench whose reference releases a QP's state before a frame ([`reference_released`]).
+    fn released(cfg: Config, frames: Vec<Frame>, rel: Option<(usize, usize)>) -> Self {
+        let exp = reference_released(&cfg, &frames, rel);
         let mut vk = VerifyKey::new();
         for w in cfg.program() {
             vk.drive(&VkIn {
@@ -453,6 +472,7 @@ impl Bench {
             back_to_back: 0,
             back_to_back_same_qp: 0,
             last_take: None,
+            write: None,
         }
     }
 
@@ -484,6 +504,7 @@ impl Bench {
             fin,
             auth,
             job_ready: c.job_ready,
+            write: self.write.take(),
             ..VkIn::default()
         });
         // verdict of the take one cycle ago
@@ -809,6 +830,65 @@ fn a_header_entering_as_its_entry_is_freed() {
         b.drain();
         b.check_counters();
     }
+}
+
+/// QP release at the key stage alone (session 40), the go write (word 0 of the release block)
+/// made at every cycle offset d = 0..13 from the moment the frames behind QP 0's first verdict
+/// are offered: QP 0's replays of PN 10 and QP 2's frames interleaved, everything ready in
+/// every cycle. The release must sit between two decisions: for each d, the bench (every job,
+/// verdict and counter checked) must pass with the reference releasing QP 0 before some frame
+/// k. QP 2's headers check the lookup cycle: a header loaded while the release's identity is
+/// on the comparators' port would match QP 0's entry.
+#[test]
+fn a_release_between_two_decisions() {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    let frames = vec![
+        send(0, 10),
+        send(2, 20),
+        send(2, 21),
+        send(0, 10),
+        send(2, 22),
+        send(0, 10),
+        send(2, 21),
+        send(0, 11),
+        send(0, 10),
+    ];
+    let all = Ctl {
+        hdr: true,
+        job_ready: true,
+        fin: true,
+        auth: true,
+    };
+    let run = |d: u64, k: usize| {
+        let cfg = config(&mut SplitMix64::new(0xD));
+        let w = regmap::qp_release_writes(&cfg.qps[0].gid, cfg.qps[0].qpn).unwrap();
+        let mut b = Bench::released(cfg, frames.clone(), Some((k, 0)));
+        b.hdr_limit = 2;
+        b.run(2000, |_| all, |b| b.done == 2);
+        for x in &w[..w.len() - 1] {
+            b.write = Some(*x);
+            b.step(Ctl { hdr: false, ..all });
+        }
+        b.hdr_limit = b.frames.len();
+        for _ in 0..d {
+            b.step(all);
+        }
+        b.write = w.last().copied();
+        b.step(all);
+        b.drain();
+        b.check_counters();
+    };
+    let mut fits = Vec::new();
+    for d in 0..14u64 {
+        let k = (2..=frames.len())
+            .find(|&k| catch_unwind(AssertUnwindSafe(|| run(d, k))).is_ok())
+            .unwrap_or_else(|| panic!("offset {d}: no frame before which the release fits"));
+        fits.push(k);
+    }
+    eprintln!("release go at offsets 0..13: released before frame {fits:?}");
+    assert!(fits.windows(2).all(|w| w[0] <= w[1]), "{fits:?}");
+    let distinct: std::collections::BTreeSet<_> = fits.iter().collect();
+    assert!(distinct.len() >= 4, "the offsets reach too few frames: {fits:?}");
 }
 
 /// `n` random frames of the configuration's QPs, each QP played by a sender that mostly steps

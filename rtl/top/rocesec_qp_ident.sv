@@ -5,7 +5,8 @@
 // Verifier's RX QP map). An entry is allocated by the frame that first needs it; its state
 // lives in the key stage. The key stage may free an entry (free_i; rocesec_verify_key frees an
 // RX entry no frame has committed to once no frame refers to it, so forged frames do not fill
-// the table); a full table gives the verdict unknown-key (a hardware limit).
+// the table, and a released one, rel_i, once the frames decided before its release have left);
+// a full table gives the verdict unknown-key (a hardware limit).
 //
 // Data format
 // -----------

@@ -37,7 +37,8 @@
 // first authenticated frame (its commit): until then the entry is fresh and every decision for it
 // uses RxQp::new of the policy as it is then, so a frame that fails (a forgery, a bad ICRC) leaves
 // nothing behind (session 38), and a fresh entry no frame refers to any more is freed (session 39:
-// "Reclaiming fresh entries"). Epoch + 1 is accepted when the QP's next bit is
+// "Reclaiming fresh entries"); a driver releases the entry of a destroyed QP (session 40: "QP
+// release"). Epoch + 1 is accepted when the QP's next bit is
 // set, when the policy's next_epoch bit is set now and the QP is at the policy's epoch, or when the
 // policy's epoch is epoch + 1 (select_rx), so a driver installs it on a live receiver with one
 // write and may move the policy on before every QP was promoted. Hardware limits (verdict
