@@ -1140,8 +1140,9 @@ fn released_qps_free_the_qp_table() {
 /// two of the key stage's decisions: frames decided before it commit to the released entry
 /// (which is then freed), later ones meet a new QP's state, so A's replays after it are
 /// accepted once. The RTL's run must equal the model's with `release_qp` applied before one
-/// frame j at or after the write was queued; which j depends on the cycle, so every j in the
-/// next 48 frames is tried. Without the release no j fits (A's later replays would be
+/// frame j within 48 frames of the one at which the write was queued (before it as well: a
+/// frame inside the top is decided after its first beat entered); which j depends on the
+/// cycle, so every such j is tried. Without the release no j fits (A's later replays would be
 /// rejected). Both output modes, back to back and with gaps, two release points.
 #[test]
 fn a_release_during_the_qps_own_traffic() {
@@ -1208,12 +1209,12 @@ fn a_release_during_the_qps_own_traffic() {
                 // run until the largest count any j gives: when the RTL sends fewer, the harness
                 // ends after 20,000 quiet cycles with every frame out (stalled, cleared here: a
                 // real stall loses frames, and then no j fits)
-                let expect = (rel_at..rel_at + 48).map(expect_for).max().unwrap();
+                let expect = (rel_at - 48..rel_at + 48).map(expect_for).max().unwrap();
                 let mut r = dut.run_live(&stream, expect, t, &mut rng, &sched);
                 if r.out.len() < expect {
                     r.stalled = false;
                 }
-                let j = (rel_at..rel_at + 48).find(|&j| fits(&r, j));
+                let j = (rel_at - 48..rel_at + 48).find(|&j| fits(&r, j));
                 let Some(j) = j else {
                     let mut model = Verifier::new(&keys).unwrap();
                     let d = first_mismatch(&mut model, &stream, &r, m, hook_at(rel_at + 47));
@@ -1241,11 +1242,131 @@ fn a_release_during_the_qps_own_traffic() {
                     s.by_reason[Reason::Replay.code() as usize] > 0,
                     "{what}: {s:?}"
                 );
-                fitted.push(j - rel_at);
+                fitted.push(j as isize - rel_at as isize);
             }
         }
     }
     eprintln!("release points found, frames after the write was queued: {fitted:?}");
+}
+
+/// Random releases during random traffic (session 40): 40 QPs, 640 frames per run: genuine
+/// frames with the next PN, replays of a QP's earlier frames, forged copies and bad-ICRC
+/// copies; every 64 frames a QP that has had frames, but none in the last 48, is released by
+/// register writes made during the traffic, and it gets no frame in the next 48 (a destroyed
+/// QP: its frames still inside the top are decided before or after the release, which only
+/// `a_release_during_the_qps_own_traffic` and `verify_key.rs::a_release_between_two_decisions`
+/// pin down); then its frames go on, so its old frames, replayed, are accepted once after the
+/// release, as the model's are. The model releases the QP where the write was queued; every
+/// verdict, byte and counter must be the model's. Both output modes, back to back and with
+/// gaps, 3 seeds.
+#[test]
+fn random_releases_during_traffic() {
+    const NQ: usize = 40;
+    const PER_QP: usize = 24;
+    const EVERY: usize = 64;
+    const QUIET: usize = 48;
+    let keys = demo(Mode::Aead);
+    for sd in 0..3u64 {
+        let mut rng = SplitMix64::new(seed(0x4e9 + sd));
+        let plain: Vec<Vec<u8>> = (0..NQ)
+            .flat_map(|q| (0..PER_QP).map(move |k| (q, k)))
+            .map(|(q, k)| {
+                let len = rng.below(97) as usize;
+                let mut b = Builder::new(0x04, k as u32, &vec![0x6c; len]);
+                b.bth.dest_qp = 0xb00 + q as u32;
+                b.build()
+            })
+            .collect();
+        let prot = protected(&keys, &plain);
+        assert_eq!(prot.len(), plain.len());
+        let mut next = vec![0usize; NQ];
+        let mut last = vec![None::<usize>; NQ]; // the last frame of each QP
+        let mut quiet_until = vec![0usize; NQ];
+        let mut stream = Vec::new();
+        let mut sched = Vec::new();
+        let mut rels: Vec<(usize, ([u8; 16], u32))> = Vec::new();
+        while stream.len() < 640 {
+            let i = stream.len();
+            if i % EVERY == EVERY / 2 {
+                let idle: Vec<usize> = (0..NQ)
+                    .filter(|&q| last[q].is_some_and(|l| l + QUIET < i))
+                    .collect();
+                if !idle.is_empty() {
+                    let q = idle[rng.below(idle.len() as u64) as usize];
+                    let id = qp_id(&prot[q * PER_QP]);
+                    sched.push((i, preg::qp_release_writes(&id.0, id.1).unwrap()));
+                    rels.push((i, id));
+                    quiet_until[q] = i + QUIET;
+                }
+            }
+            let q = rng.below(NQ as u64) as usize;
+            if quiet_until[q] > i {
+                continue;
+            }
+            let k = next[q];
+            let a = rng.below(20);
+            if a < 10 && k < PER_QP {
+                stream.push(prot[q * PER_QP + k].clone());
+                next[q] += 1;
+            } else if a < 15 && k > 0 {
+                stream.push(prot[q * PER_QP + rng.below(k as u64) as usize].clone());
+            } else {
+                let j = rng.below(k.min(PER_QP - 1) as u64 + 1) as usize;
+                stream.push(icv_flipped(&prot[q * PER_QP + j], a < 18));
+            }
+            last[q] = Some(i);
+        }
+        assert!(rels.len() >= 8, "seed {sd}: {} releases", rels.len());
+        let hook = |i: usize, v: &mut Verifier| {
+            for (at, id) in &rels {
+                if i == *at {
+                    v.release_qp(*id);
+                }
+            }
+        };
+        for (mi, m) in MODES.into_iter().enumerate() {
+            for t in [LINE, GAPS] {
+                let what = format!(
+                    "random releases, seed {sd} [{}] (idle {})",
+                    m.name(),
+                    t.idle
+                );
+                let mut rng = SplitMix64::new(seed(0x4f0 + sd * 4 + mi as u64 * 2 + t.idle));
+                let mut dut = RocesecVerify::new(Top::RocesecVerify1, m);
+                dut.load_keys(&keys).unwrap();
+                let mut em = Verifier::new(&keys).unwrap();
+                let expect = stream
+                    .iter()
+                    .enumerate()
+                    .filter(|&(i, f)| {
+                        hook(i, &mut em);
+                        m == VerifyMode::CutThrough || em.verify(f).is_ok()
+                    })
+                    .count();
+                let r = dut.run_live(&stream, expect, t, &mut rng, &sched);
+                let mut model = Verifier::new(&keys).unwrap();
+                let (s, _) = score_hooked(&mut model, &stream, &r, m, &what, hook);
+                check_counters(&mut dut, &model, m, &what);
+                eprintln!(
+                    "{what}: {} frames ({} verified, {} rejected {}); {} releases",
+                    s.frames,
+                    s.processed,
+                    s.rejected,
+                    reasons(&s),
+                    rels.len()
+                );
+                let r = |x: Reason| s.by_reason[x.code() as usize];
+                assert!(
+                    r(Reason::AuthFail) > 30
+                        && r(Reason::BadIcrc) > 10
+                        && r(Reason::Replay) > 30
+                        && r(Reason::UnknownKey) == 0
+                        && s.processed > 200,
+                    "{what}: {s:?}"
+                );
+            }
+        }
+    }
 }
 
 /// Latency of isolated frames (key cached) and the throughput of back-to-back frames of one
