@@ -911,8 +911,9 @@ fn a_release_between_two_decisions() {
         eprintln!("scenario {sc}: release go at offsets 0..13: released before frame {fits:?}");
         assert!(fits.windows(2).all(|w| w[0] <= w[1]), "{fits:?}");
         let distinct: std::collections::BTreeSet<_> = fits.iter().collect();
+        // scenario 1: after QP 0's PN 11 every point up to its second PN 11 is the same
         assert!(
-            distinct.len() >= 3,
+            distinct.len() >= [3, 2][sc],
             "the offsets reach too few frames: {fits:?}"
         );
     }
