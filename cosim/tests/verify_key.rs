@@ -833,7 +833,7 @@ fn a_header_entering_as_its_entry_is_freed() {
 }
 
 /// QP release at the key stage alone (session 40), the go write (word 0 of the release block)
-/// made at every cycle offset d = 0..13 from the moment the frames behind QP 0's first
+/// made at every cycle offset d = -3..13 from the moment the frames behind QP 0's first
 /// verdicts are offered, everything ready in every cycle. The release must sit between two
 /// decisions: for each d, the bench (every job, verdict and counter checked) must pass with
 /// the reference releasing QP 0 before some frame k. Two scenarios:
@@ -880,7 +880,7 @@ fn a_release_between_two_decisions() {
         auth: true,
     };
     for (sc, (pre, frames)) in scenarios.iter().enumerate() {
-        let run = |d: u64, k: usize| {
+        let run = |d: i64, k: usize| {
             let cfg = config(&mut SplitMix64::new(0xD));
             let w = regmap::qp_release_writes(&cfg.qps[0].gid, cfg.qps[0].qpn).unwrap();
             let mut b = Bench::released(cfg, frames.clone(), Some((k, 0)));
@@ -890,17 +890,29 @@ fn a_release_between_two_decisions() {
                 b.write = Some(*x);
                 b.step(Ctl { hdr: false, ..all });
             }
-            b.hdr_limit = b.frames.len();
-            for _ in 0..d {
+            // d >= 0: the go d cycles after the frames are offered; d < 0: the frames offered
+            // -d cycles after the go (d = -1: the first enters stage D as the go's release
+            // reaches its lookup cycle less one)
+            if d < 0 {
+                b.write = w.last().copied();
+                b.step(Ctl { hdr: false, ..all });
+                for _ in 0..(-d - 1) {
+                    b.step(Ctl { hdr: false, ..all });
+                }
+                b.hdr_limit = b.frames.len();
+            } else {
+                b.hdr_limit = b.frames.len();
+                for _ in 0..d {
+                    b.step(all);
+                }
+                b.write = w.last().copied();
                 b.step(all);
             }
-            b.write = w.last().copied();
-            b.step(all);
             b.drain();
             b.check_counters();
         };
         let mut fits = Vec::new();
-        for d in 0..14u64 {
+        for d in -3..14i64 {
             let k = (*pre..=frames.len())
                 .find(|&k| catch_unwind(AssertUnwindSafe(|| run(d, k))).is_ok())
                 .unwrap_or_else(|| {
@@ -908,7 +920,7 @@ fn a_release_between_two_decisions() {
                 });
             fits.push(k);
         }
-        eprintln!("scenario {sc}: release go at offsets 0..13: released before frame {fits:?}");
+        eprintln!("scenario {sc}: release go at offsets -3..13: released before frame {fits:?}");
         assert!(fits.windows(2).all(|w| w[0] <= w[1]), "{fits:?}");
         let distinct: std::collections::BTreeSet<_> = fits.iter().collect();
         // scenario 1: after QP 0's PN 11 every point up to its second PN 11 is the same
