@@ -262,6 +262,25 @@ fn expected_out(keys: &KeyFile, frames: &[Vec<u8>], mode: VerifyMode) -> usize {
     }
 }
 
+/// [`expected_out`] with `hook(i, model)` called before the model verifies frame `i` (register
+/// writes made during the run, as in [`score_hooked`]).
+fn expected_out_hooked(
+    keys: &KeyFile,
+    frames: &[Vec<u8>],
+    mode: VerifyMode,
+    mut hook: impl FnMut(usize, &mut Verifier),
+) -> usize {
+    let mut m = Verifier::new(keys).unwrap();
+    frames
+        .iter()
+        .enumerate()
+        .filter(|&(i, f)| {
+            hook(i, &mut m);
+            mode == VerifyMode::CutThrough || m.verify(f).is_ok()
+        })
+        .count()
+}
+
 fn beats_of(frames: &[Vec<u8>]) -> u64 {
     frames.iter().map(|f| f.len().div_ceil(16) as u64).sum()
 }
@@ -687,15 +706,7 @@ fn live_epoch_rotation_by_register_writes() {
         let mut rng = SplitMix64::new(seed(0x11e0 + mi as u64));
         let mut dut = RocesecVerify::new(Top::RocesecVerify1, m);
         dut.load_keys(&keys).unwrap();
-        let mut em = Verifier::new(&keys).unwrap();
-        let expect = stream
-            .iter()
-            .enumerate()
-            .filter(|&(i, f)| {
-                hook(i, &mut em);
-                m == VerifyMode::CutThrough || em.verify(f).is_ok()
-            })
-            .count();
+        let expect = expected_out_hooked(&keys, &stream, m, hook);
         let r = dut.run_live(&stream, expect, GAPS, &mut rng, &sched);
         let mut model = Verifier::new(&keys).unwrap();
         let (s, _) = score_hooked(&mut model, &stream, &r, m, what, hook);
@@ -1194,18 +1205,7 @@ fn a_release_during_the_qps_own_traffic() {
                     let mut model = Verifier::new(&keys).unwrap();
                     first_mismatch(&mut model, &stream, r, m, hook_at(j)).is_none()
                 };
-                let expect_for = |j: usize| {
-                    let mut v = Verifier::new(&keys).unwrap();
-                    let h = hook_at(j);
-                    stream
-                        .iter()
-                        .enumerate()
-                        .filter(|&(i, f)| {
-                            h(i, &mut v);
-                            m == VerifyMode::CutThrough || v.verify(f).is_ok()
-                        })
-                        .count()
-                };
+                let expect_for = |j: usize| expected_out_hooked(&keys, &stream, m, hook_at(j));
                 // run until the largest count any j gives: when the RTL sends fewer, the harness
                 // ends after 20,000 quiet cycles with every frame out (stalled, cleared here: a
                 // real stall loses frames, and then no j fits)
@@ -1334,15 +1334,7 @@ fn random_releases_during_traffic() {
                 let mut rng = SplitMix64::new(seed(0x4f0 + sd * 4 + mi as u64 * 2 + t.idle));
                 let mut dut = RocesecVerify::new(Top::RocesecVerify1, m);
                 dut.load_keys(&keys).unwrap();
-                let mut em = Verifier::new(&keys).unwrap();
-                let expect = stream
-                    .iter()
-                    .enumerate()
-                    .filter(|&(i, f)| {
-                        hook(i, &mut em);
-                        m == VerifyMode::CutThrough || em.verify(f).is_ok()
-                    })
-                    .count();
+                let expect = expected_out_hooked(&keys, &stream, m, hook);
                 let r = dut.run_live(&stream, expect, t, &mut rng, &sched);
                 let mut model = Verifier::new(&keys).unwrap();
                 let (s, _) = score_hooked(&mut model, &stream, &r, m, &what, hook);
