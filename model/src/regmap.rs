@@ -148,6 +148,17 @@ fn gid_words(gid: &Gid) -> [u32; 4] {
     w
 }
 
+/// Words 4..7 of the 8-word block at `base` (a policy entry, the release block): the GID.
+fn gid_writes(base: u16, gid: &Gid) -> impl Iterator<Item = RegWrite> {
+    gid_words(gid)
+        .into_iter()
+        .enumerate()
+        .map(move |(w, d)| RegWrite {
+            addr: base + 16 + 4 * w as u16,
+            data: d,
+        })
+}
+
 /// The writes that install a policy at `base` (the default policy at [`DEFAULT`], entry `i` at
 /// `POLICY + POLICY_STRIDE * i`) for destination `gid` / `qpn`: word 0 cleared, words 1..7,
 /// then word 0 = {valid, mode[25:24], epoch[23:16]}. Word 1 = QPN[23:0], 2 = PD, 3 =
@@ -183,12 +194,7 @@ pub fn policy_writes(
         addr: base + 12,
         data: p.gen,
     });
-    for (w, d) in gid_words(gid).into_iter().enumerate() {
-        v.push(RegWrite {
-            addr: base + 16 + 4 * w as u16,
-            data: d,
-        });
-    }
+    v.extend(gid_writes(base, gid));
     v.push(RegWrite {
         addr: base,
         data: word0_policy(true, p),
@@ -213,12 +219,7 @@ pub fn qp_release_writes(gid: &Gid, qpn: u32) -> Result<Vec<RegWrite>, RegMapErr
         addr: RELEASE + 4,
         data: qpn,
     }];
-    for (w, d) in gid_words(gid).into_iter().enumerate() {
-        v.push(RegWrite {
-            addr: RELEASE + 16 + 4 * w as u16,
-            data: d,
-        });
-    }
+    v.extend(gid_writes(RELEASE, gid));
     v.push(RegWrite {
         addr: RELEASE,
         data: RELEASE_GO,
