@@ -1220,7 +1220,6 @@ fn a_release_during_the_qps_own_traffic() {
                     let d = first_mismatch(&mut model, &stream, &r, m, hook_at(rel_at + 47));
                     panic!("{what}: no release point fits; with the latest, frame {d:?} differs");
                 };
-                // the replays of A after the release point: accepted once by both
                 let mut model = Verifier::new(&keys).unwrap();
                 let (s, _) = score_hooked(&mut model, &stream, &r, m, &what, hook_at(j));
                 check_counters(&mut dut, &model, m, &what);
@@ -1233,11 +1232,11 @@ fn a_release_during_the_qps_own_traffic() {
                     s.rejected,
                     reasons(&s)
                 );
-                let replays_after = stream[j..]
+                let a_frames_after = stream[j..]
                     .iter()
                     .filter(|f| qp_id(f) == (gid, qpn))
                     .count();
-                assert!(replays_after > 20, "{what}");
+                assert!(a_frames_after > 20, "{what}");
                 assert!(
                     s.by_reason[Reason::Replay.code() as usize] > 0,
                     "{what}: {s:?}"
@@ -1246,7 +1245,7 @@ fn a_release_during_the_qps_own_traffic() {
             }
         }
     }
-    eprintln!("release points found, frames after the write was queued: {fitted:?}");
+    eprintln!("earliest release points that fit, in frames from the write's frame: {fitted:?}");
 }
 
 /// Random releases during random traffic (session 40): 40 QPs, 640 frames per run: genuine
@@ -1396,12 +1395,16 @@ fn a_policy_write_behind_a_qps_first_frame() {
             data: default_policy_word0(&pol1),
         }],
     )];
-    for before in [1usize, 0] {
-        let hook = |i: usize, v: &mut Verifier| {
+    // the model with the write applied before frame `before`
+    let write_before = |before: usize| {
+        move |i: usize, v: &mut Verifier| {
             if i == before {
                 assert!(v.set_epoch(None, 1));
             }
-        };
+        }
+    };
+    for before in [1usize, 0] {
+        let hook = write_before(before);
         let mut model = Verifier::new(&keys).unwrap();
         let verdicts: Vec<_> = stream
             .iter()
@@ -1422,12 +1425,7 @@ fn a_policy_write_behind_a_qps_first_frame() {
     eprintln!("rtl reasons: {rtl:?}; write queued/answered {:?}", r.writes);
     let fits = [1usize, 0].into_iter().any(|before| {
         let mut model = Verifier::new(&keys).unwrap();
-        first_mismatch(&mut model, &stream, &r, m, |i, v: &mut Verifier| {
-            if i == before {
-                v.set_epoch(None, 1);
-            }
-        })
-        .is_none()
+        first_mismatch(&mut model, &stream, &r, m, write_before(before)).is_none()
     });
     assert!(fits, "no order of the policy write fits the RTL: {rtl:?}");
 }

@@ -57,6 +57,20 @@ package rocesec_pkg;
   localparam logic [15:0] RegCtrl        = 16'h0C00;  // verify: bit 0 store-and-forward
   localparam logic [15:0] RegRelease     = 16'h0C20;  // verify: QP release (8 words, as a policy)
 
+  // Word w (register word 4 + w) of a 128-bit register field (GID, key) written with d: words
+  // 4..7 hold bytes 0-3 .. 12-15, big-endian (model/src/regmap.rs gid_words)
+  function automatic logic [127:0] put_word(logic [127:0] v, logic [1:0] w, logic [31:0] d);
+    logic [127:0] r;
+    r = v;
+    unique case (w)
+      2'd0:    r[127:96] = d;
+      2'd1:    r[95:64]  = d;
+      2'd2:    r[63:32]  = d;
+      default: r[31:0]   = d;
+    endcase
+    put_word = r;
+  endfunction
+
   // Stage latencies in clock cycles (mirrored by model/src/timing.rs Params::RTL)
   localparam int unsigned ParseLatency = 2;  // tlast edge -> desc_valid_o
   localparam int unsigned GhashLatency = 4;  // ghash_core, MulStages = 2

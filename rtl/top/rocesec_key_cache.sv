@@ -62,7 +62,8 @@
 // answer is then the same as the compare in the request cycle would give: a hit is looked up
 // only in StIdle, and StIdle follows StIdle or StRsp, so no insertion (StMrWait/StHWait) happened
 // in the cycle before and the entries' tags are unchanged; their valid bits can only have been
-// cleared by a flush in that cycle, which flush_q masks. The block test (cosim/tests/key_cache.rs) announces every request so.
+// cleared by a flush in that cycle, which flush_q masks. The block test
+// (cosim/tests/key_cache.rs) announces every request so.
 //
 // Round keys
 // ----------

@@ -124,18 +124,6 @@ module rocesec_key_tables
 
   assign reg_w = reg_addr_i[4:2];
 
-  function automatic logic [127:0] put_word(logic [127:0] v, logic [1:0] w, logic [31:0] d);
-    logic [127:0] r;
-    r = v;
-    unique case (w)  // words 4..7 = bytes 0-3 .. 12-15 (big-endian)
-      2'd0:    r[127:96] = d;
-      2'd1:    r[95:64]  = d;
-      2'd2:    r[63:32]  = d;
-      default: r[31:0]   = d;
-    endcase
-    put_word = r;
-  endfunction
-
   //////////////
   // Policies //
   //////////////
@@ -175,7 +163,7 @@ module rocesec_key_tables
           3'd1:    d.qpn = reg_wdata_i[23:0];
           3'd2:    d.pd  = reg_wdata_i;
           3'd3:    d.gen = reg_wdata_i[23:0];
-          default: d.gid = put_word(q.gid, reg_w[1:0], reg_wdata_i);
+          default: d.gid = rocesec_pkg::put_word(q.gid, reg_w[1:0], reg_wdata_i);
         endcase
       end
     end
@@ -284,7 +272,7 @@ module rocesec_key_tables
           end
           3'd2:       d.pd = reg_wdata_i;
           3'd1, 3'd3: ;
-          default:    d.key = put_word(q.key, reg_w[1:0], reg_wdata_i);
+          default:    d.key = rocesec_pkg::put_word(q.key, reg_w[1:0], reg_wdata_i);
         endcase
       end
     end

@@ -349,11 +349,8 @@ module rocesec_verify_key
         unique case (reg_addr_i[4:2])
           3'd0:    rel_req_q <= reg_wdata_i[31];
           3'd1:    rel_qpn_q <= reg_wdata_i[23:0];
-          3'd4:    rel_gid_q[127:96] <= reg_wdata_i;  // GID bytes 0..3 (big-endian)
-          3'd5:    rel_gid_q[95:64]  <= reg_wdata_i;
-          3'd6:    rel_gid_q[63:32]  <= reg_wdata_i;
-          3'd7:    rel_gid_q[31:0]   <= reg_wdata_i;
-          default: ;
+          3'd2, 3'd3: ;
+          default: rel_gid_q <= rocesec_pkg::put_word(rel_gid_q, reg_addr_i[3:2], reg_wdata_i);
         endcase
       end
     end
@@ -973,16 +970,16 @@ module rocesec_verify_key
   // decision for it is RxQp::new of the policy, as for a QP not in the table. So once no frame
   // refers to it, it is freed, and a forged or corrupted first frame does not keep its entry
   // (else NumQps forged frames naming as many QPs would fill the table and every new QP after
-  // them would get unknown-key). The frames that refer to an entry: the one in stage J and those in the
-  // verdict queue that are processed (their commit writes it), and the header in stage D whose
-  // identity matched it (D2 may decide with it). The entry is freed in the cycle after the
-  // last of them leaves: a frame decided into J is in J in the cycle after its decision, and
-  // moves from J to the queue in one edge. Freeing changes no verdict but a full table's
-  // unknown-key: a freed entry and a fresh one decide alike, and a free entry only adds room. The header entering D as an
-  // entry is freed does not match it (rocesec_qp_ident). A released entry ("QP release") is
-  // freed likewise, committed or not, once the frames decided before its release have left
-  // (no header matches it after the release, so only stage J and the queue can refer to it).
-  // From registers only.
+  // them would get unknown-key). The frames that refer to an entry: the one in stage J and
+  // those in the verdict queue that are processed (their commit writes it), and the header in
+  // stage D whose identity matched it (D2 may decide with it). The entry is freed in the cycle
+  // after the last of them leaves: a frame decided into J is in J in the cycle after its
+  // decision, and moves from J to the queue in one edge. Freeing changes no verdict but a full
+  // table's unknown-key: a freed entry and a fresh one decide alike, and a free entry only adds
+  // room. The header entering D as an entry is freed does not match it (rocesec_qp_ident). A
+  // released entry ("QP release") is freed likewise, committed or not, once the frames decided
+  // before its release have left (no header matches it after the release, so only stage J and
+  // the queue can refer to it). From registers only.
   always_comb begin
     logic [NumQps-1:0] refd;
     refd = '0;
