@@ -1360,19 +1360,19 @@ fn random_releases_during_traffic() {
     }
 }
 
-/// Reproduces a divergence a reviewer found in session 40 by reading the session-38 fresh-entry
-/// design: QP X's first frame F (epoch 0) waits for its verdict with X's entry still fresh; a
-/// policy write moves the default policy to epoch 1; X's next frame H (epoch 0) is decided
-/// ahead of F's verdict on the fresh entry, so as `RxQp::new` of the policy as it is now
-/// (stale-epoch). The model commits F before the write (X at epoch 0) and accepts H; with the
-/// write before F, F itself would be stale. So no order of the write fits the RTL. Run with
-/// `--ignored`: the RTL gives [ok, stale-epoch], the model [ok, ok] (session 40). To fix: a
-/// frame in D must wait for a pending processed frame of its still-fresh entry whenever the
-/// policy it would decide with differs from the one that frame's commit installs, and `follow`
-/// must not move a fresh entry that has pending frames; the timing model's conflict rule too.
+/// A policy write behind a QP's first frame (found by a review in session 40 of the
+/// session-38 fresh-entry design, fixed in session 41). QP X's first frame F (epoch 0) waits
+/// for its verdict with X's entry still fresh; a policy write moves the default policy to
+/// epoch 1; X's next frame H (epoch 0) follows. The model commits F before the write (X at
+/// epoch 0) and accepts H; with the write before F, both are stale. Before the fix the RTL
+/// decided H ahead of F's verdict as `RxQp::new` of the policy as it is now ([ok, stale-epoch]:
+/// no order of the write fits), and F's commit counted an epoch promotion (the fresh entry had
+/// followed the policy to epoch 1). Now H waits in stage D for F's verdict while the policy
+/// differs from the one F was decided with, and a fresh entry with a pending commit keeps that
+/// policy. With F forged the entry stays fresh and H meets the new policy (stale). Both output
+/// modes; every verdict, byte and counter equals the model's with the write at one of the two
+/// points.
 #[test]
-#[ignore = "known bug (session 40, not fixed): a decision ahead of a fresh entry's first commit \
-            takes the policy as it is now"]
 fn a_policy_write_behind_a_qps_first_frame() {
     let keys = demo(Mode::Aead);
     let plain: Vec<Vec<u8>> = (0..2u32)
@@ -1384,7 +1384,8 @@ fn a_policy_write_behind_a_qps_first_frame() {
             b.build()
         })
         .collect();
-    let stream = protected(&keys, &plain);
+    let genuine = protected(&keys, &plain);
+    let forged = vec![icv_flipped(&genuine[0], true), genuine[1].clone()];
     let mut pol1 = keys.default.clone();
     pol1.epoch = 1;
     // queued once 2 frames have started (as H enters)
@@ -1403,31 +1404,44 @@ fn a_policy_write_behind_a_qps_first_frame() {
             }
         }
     };
-    for before in [1usize, 0] {
-        let hook = write_before(before);
-        let mut model = Verifier::new(&keys).unwrap();
-        let verdicts: Vec<_> = stream
-            .iter()
-            .enumerate()
-            .map(|(i, f)| {
-                hook(i, &mut model);
-                model.verify(f).map(|_| ()).map_err(|r| r.code())
-            })
-            .collect();
-        eprintln!("model with the write before frame {before}: {verdicts:?}");
+    let code = |v: Result<(), Reason>| v.map_err(|r| r.code());
+    for (name, stream, want_h) in [
+        ("F genuine", &genuine, Ok(())),
+        ("F forged", &forged, Err(Reason::StaleEpoch)),
+    ] {
+        for m in MODES {
+            let what = format!("{name}, {m:?}");
+            let mut rng = SplitMix64::new(seed(0xf1e5));
+            let mut dut = RocesecVerify::new(Top::RocesecVerify1, m);
+            dut.load_keys(&keys).unwrap();
+            let r = dut.run_live(stream, stream.len(), LINE, &mut rng, &sched);
+            let rtl: Vec<u8> = r.out.iter().map(|o| o.tuser & 0xF).collect();
+            let fit = [1usize, 0].into_iter().find_map(|before| {
+                let mut model = Verifier::new(&keys).unwrap();
+                first_mismatch(&mut model, stream, &r, m, write_before(before))
+                    .is_none()
+                    .then_some(model)
+            });
+            let Some(model) = fit else {
+                panic!("{what}: no order of the policy write fits the RTL: {rtl:?}");
+            };
+            check_counters(&mut dut, &model, m, &what);
+            // the write between the frames: H's verdict is the one the sequential model gives
+            let mut between = Verifier::new(&keys).unwrap();
+            let hook = write_before(1);
+            let v: Vec<_> = stream
+                .iter()
+                .enumerate()
+                .map(|(i, f)| {
+                    hook(i, &mut between);
+                    code(between.verify(f).map(|_| ()))
+                })
+                .collect();
+            assert_eq!(v[1], code(want_h), "{what}: model {v:?}");
+            eprintln!("{what}: rtl reasons {rtl:?}, model (write between) {v:?}");
+            assert_eq!(model.counters, between.counters, "{what}: the RTL fits the write between");
+        }
     }
-    let m = VerifyMode::CutThrough;
-    let mut rng = SplitMix64::new(seed(0xf1e5));
-    let mut dut = RocesecVerify::new(Top::RocesecVerify1, m);
-    dut.load_keys(&keys).unwrap();
-    let r = dut.run_live(&stream, stream.len(), LINE, &mut rng, &sched);
-    let rtl: Vec<u8> = r.out.iter().map(|o| o.tuser & 0xF).collect();
-    eprintln!("rtl reasons: {rtl:?}; write queued/answered {:?}", r.writes);
-    let fits = [1usize, 0].into_iter().any(|before| {
-        let mut model = Verifier::new(&keys).unwrap();
-        first_mismatch(&mut model, &stream, &r, m, write_before(before)).is_none()
-    });
-    assert!(fits, "no order of the policy write fits the RTL: {rtl:?}");
 }
 
 /// Latency of isolated frames (key cached) and the throughput of back-to-back frames of one

@@ -887,7 +887,9 @@ pub fn predict(
             }
         }
         // ---- key stage: stage D (decide when J is free and no earlier pending frame of the
-        // QP, in the verdict queue or in J, could change the decision by committing) ----
+        // QP, in the verdict queue or in J, could change the decision by committing). The RTL's
+        // one further wait, a policy write since a fresh entry's pending frame was decided
+        // (session 41), is left out: this model's runs make no register writes. ----
         if let Some((f, from)) = key.d {
             if j_free && from <= c {
                 let cur = &frames[f];

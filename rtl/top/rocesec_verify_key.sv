@@ -26,7 +26,8 @@
 // Decisions run ahead of verdicts: frame N+1 is decided against the committed state while
 // earlier frames wait for their tags, unless an earlier pending frame of the same QP could, by
 // committing, change N+1's decision: the same PN, a PN >= N+1's PN + 64 (it would push N+1
-// out of the window), an epoch promotion, or a WRITE First before a WRITE Middle/Last. Then
+// out of the window), an epoch promotion, a WRITE First before a WRITE Middle/Last, or (the
+// QP's entry still fresh) a policy epoch or next_epoch other than the pending frame's. Then
 // N+1 waits in stage D until that frame's verdict. Every decision therefore equals the one
 // made after all earlier frames committed (the model's sequential semantics).
 //
@@ -318,6 +319,7 @@ module rocesec_verify_key
   logic [NumQps-1:0] qp_valid_v;
   logic [NumQps-1:0] qp_rel_v;  // released entries (see "QP release")
   logic [NumQps-1:0] qp_free;   // entries freed this cycle (see "Reclaiming fresh entries")
+  logic [NumQps-1:0] pend_v;    // entries a processed frame in stage J or the queue will commit
 
   // QP release (QP destroy on the receiver; model: Verifier::release_qp). A write of word 0 of
   // the release block (RegRelease: word 1 the QPN, words 4..7 the GID, as in a policy entry)
@@ -642,7 +644,11 @@ module rocesec_verify_key
   //     p1_match_idx_q registers in the same cycle, and which stays while the header stays;
   //   - the frames pending: stage J's frame stays in J or moves to the verdict queue's tail
   //     (vq_push) with the same fields; none enters J (no decision); the queue head leaves
-  //     when its verdict is taken (fin_take), so that slot is left out here.
+  //     when its verdict is taken (fin_take), so that slot is left out here;
+  //   - the policy (pol_epoch, pol_next: what D1 registers in this cycle for D2 in the next),
+  //     which only a table write changes; a fresh entry's epoch and next, which change only
+  //     by a commit (it clears the fresh bit: the term may hold one cycle longer than needed)
+  //     or by `follow`, which needs no commit pending (the term is 0 then).
   always_comb begin
     logic [47:0] pn;
     logic        hit;
@@ -652,6 +658,16 @@ module rocesec_verify_key
                  (jd_q.sec_pn == pn || {1'b0, jd_q.sec_pn} >= d_pn64_q ||
                   promote_q || (write_first_q && d_wcont));
     // every occupied slot, in any order (no rotation by the head: an OR of per-slot terms)
+    // a fresh entry (no commit yet) with a commit pending, and the policy's epoch or
+    // next_epoch moved since the pending frame was decided (a register write): this frame's
+    // decision (RxQp::new of the policy as it is now) is the sequential one only if that
+    // commit fails, so it waits for the verdict (session 41; no wait while the policy stays)
+    for (int q = 0; q < NumQps; q++) begin
+      if (hit && match_idx == QW'(q) && qp_fresh_v[q] && pend_v[q] &&
+          (qp_epoch_v[q] != pol_epoch || qp_next_v[q] != pol_next)) begin
+        conflict_d = 1'b1;
+      end
+    end
     for (int j = 0; j < VqDepth; j++) begin
       if (vq_v_q[j] && vq_process_q[j] && hit && vq_idx_q[j] == match_idx &&
           !(fin_take && vq_head_q == VW'(j)) &&
@@ -981,13 +997,17 @@ module rocesec_verify_key
   // before its release have left (no header matches it after the release, so only stage J and
   // the queue can refer to it). From registers only.
   always_comb begin
-    logic [NumQps-1:0] refd;
-    refd = '0;
-    if (state_q != StIdle && process_q) refd[qp_idx_q] = 1'b1;
-    if (d_valid_q && r_found)           refd[match_idx] = 1'b1;
+    pend_v = '0;
+    if (state_q != StIdle && process_q) pend_v[qp_idx_q] = 1'b1;
     for (int j = 0; j < VqDepth; j++) begin
-      if (vq_v_q[j] && vq_process_q[j]) refd[vq_idx_q[j]] = 1'b1;
+      if (vq_v_q[j] && vq_process_q[j]) pend_v[vq_idx_q[j]] = 1'b1;
     end
+  end
+
+  always_comb begin
+    logic [NumQps-1:0] refd;
+    refd = pend_v;
+    if (d_valid_q && r_found) refd[match_idx] = 1'b1;
     qp_free = qp_valid_v & (qp_fresh_v | qp_rel_v) & ~refd;
   end
 
@@ -1013,9 +1033,13 @@ module rocesec_verify_key
     logic [7:0]   epoch_q;
     logic         wr_commit, follow;
     assign wr_commit = qp_we && v_idx == q[QW-1:0];
-    // a free entry, or an allocated one still fresh whose QP's frame is in D2 (so its first
-    // commit finds the policy that frame's decision used)
-    assign follow    = !qp_valid_v[q] || (fresh_q && p1_found_q && p1_match_idx_q == q[QW-1:0]);
+    // a free entry, or an allocated one still fresh whose QP's frame is in D2 while no decided
+    // frame will commit to it (so its first commit finds the policy that frame's decision
+    // used). A fresh entry with a pending commit keeps the policy of the decision that made
+    // the commit pending: a policy write while that frame waits for its verdict must not
+    // move it (model: the frame committed before the write).
+    assign follow    = !qp_valid_v[q] ||
+                       (fresh_q && !pend_v[q] && p1_found_q && p1_match_idx_q == q[QW-1:0]);
     // A free entry (not allocated: never committed, and a read of it is never used: sel_st is
     // replaced when D1 found no entry, the commit and the promotion count need a processed
     // frame) takes RxQp::new from D1's policy registers (p1_epoch_q, p1_next_q) in every cycle,
