@@ -1439,9 +1439,172 @@ fn a_policy_write_behind_a_qps_first_frame() {
                 .collect();
             assert_eq!(v[1], code(want_h), "{what}: model {v:?}");
             eprintln!("{what}: rtl reasons {rtl:?}, model (write between) {v:?}");
-            assert_eq!(model.counters, between.counters, "{what}: the RTL fits the write between");
+            assert_eq!(
+                model.counters, between.counters,
+                "{what}: the RTL fits the write between"
+            );
         }
     }
+}
+
+/// Random policy writes behind QPs' first frames (session 41; the random companion of
+/// [`a_policy_write_behind_a_qps_first_frame`]). 8 QPs with policy entries of their own (the
+/// default policy's values), each in an episode: its first frame F (256 to 2,048-B payload,
+/// forged with probability 1/3), then 10 frames drawn from it and 4 QPs under the default
+/// policy, its own at epoch 0 among the first 5 and at epoch 1 after; its policy entry's word 0
+/// moves it to epoch 1 as frame F + 2..F + 4 enters (the PD slot of epoch 1 installed before the
+/// traffic). The QPs do not share state or policy, so each write is fitted on its own: the model
+/// with that write before some frame g within 16 of where it was queued must give the RTL's
+/// verdict and bytes for that QP's frames; then one model with every write at its point must
+/// give every verdict, byte and counter. Cut-through (one output per frame), back to back and
+/// with gaps, 6 seeds; at least 12 of the 48 writes must have landed while a genuine F's
+/// verdict was pending.
+#[test]
+fn random_policy_writes_behind_first_frames() {
+    use rocesec_model::keys::QpEntry;
+    const NX: usize = 8;
+    const NB: u32 = 4;
+    let m = VerifyMode::CutThrough;
+    let base = demo(Mode::Aead);
+    let (gid, _) = qp_id(&Builder::new(0x04, 0, &[0; 8]).build());
+    let ip = std::net::IpAddr::from([gid[12], gid[13], gid[14], gid[15]]);
+    let mut keys = base.clone();
+    keys.qps = (0..NX)
+        .map(|i| QpEntry {
+            gid: ip,
+            qpn: 0xd00 + i as u32,
+            policy: base.default.clone(),
+        })
+        .collect();
+    let word0 = |i: usize, epoch: u8| {
+        let mut pol = keys.default.clone();
+        pol.epoch = epoch;
+        let at = preg::POLICY + preg::POLICY_STRIDE * i as u16;
+        let w = preg::policy_writes(at, &gid, 0xd00 + i as u32, &pol).unwrap();
+        *w.last().unwrap()
+    };
+    let mut between = 0usize;
+    for (sd, t) in (0..6u64).map(|sd| (sd, if sd % 2 == 0 { LINE } else { GAPS })) {
+        let mut rng = SplitMix64::new(seed(0x9e11 + sd));
+        // plan: (QP: 0..NX own policy, NX.. default; payload length; epoch; forged)
+        let mut plan: Vec<(usize, usize, u8, bool)> = Vec::new();
+        let mut sched = vec![(
+            0usize,
+            preg::pd_slot_writes(1, 1, 1, &pd_slot_key(&keys, 1, 1)),
+        )];
+        let mut firsts = Vec::new();
+        for x in 0..NX {
+            firsts.push(plan.len());
+            let flen = [256usize, 1024, 2048][rng.below(3) as usize];
+            plan.push((x, flen, 0, rng.below(3) == 0));
+            sched.push((plan.len() + 1 + rng.below(3) as usize, vec![word0(x, 1)]));
+            for k in 0..10 {
+                let q = if rng.below(2) == 0 {
+                    x
+                } else {
+                    NX + rng.below(u64::from(NB)) as usize
+                };
+                plan.push((
+                    q,
+                    rng.below(257) as usize,
+                    u8::from(q == x && k >= 5),
+                    false,
+                ));
+            }
+        }
+        // the sender: each QP's PNs in order; a QP's epoch moves with its first epoch-1 frame
+        let mut tx = Protector::new(&keys).unwrap();
+        let mut moved = [false; NX];
+        let stream: Vec<Vec<u8>> = plan
+            .iter()
+            .map(|&(q, len, ep, forge)| {
+                let mut b = Builder::new(0x04, 0, &vec![0x5d; len]);
+                b.bth.dest_qp = if q < NX { 0xd00 } else { 0xe00 - NX as u32 } + q as u32;
+                let f = b.build();
+                if q < NX && ep == 1 && !moved[q] {
+                    assert!(tx.set_epoch(Some(qp_id(&f)), 1));
+                    moved[q] = true;
+                }
+                let g = tx.protect(&f).unwrap().1;
+                if forge {
+                    icv_flipped(&g, true)
+                } else {
+                    g
+                }
+            })
+            .collect();
+        let what = format!("seed {sd}, {t:?}");
+        let mut dut = RocesecVerify::new(Top::RocesecVerify1, m);
+        dut.load_keys(&keys).unwrap();
+        let r = dut.run_live(&stream, stream.len(), t, &mut rng, &sched);
+        assert_eq!(r.out.len(), stream.len(), "{what}");
+        // each write on its own: the first point g that fits the QP's frames
+        let mut at = Vec::new();
+        for (x, &(queued, _)) in sched[1..].iter().enumerate() {
+            let id = qp_id(&stream[firsts[x]]);
+            let g = (queued.saturating_sub(16)..=queued + 16).find(|&g| {
+                let mut v = Verifier::new(&keys).unwrap();
+                stream.iter().zip(&r.out).enumerate().all(|(i, (f, o))| {
+                    if i == g {
+                        assert!(v.set_epoch(Some(id), 1));
+                    }
+                    let w = v.verify(f);
+                    plan[i].0 != x
+                        || match w {
+                            Ok((k, b)) => {
+                                o.tuser & 0xF == 0
+                                    && (o.tuser >> 4) & 3 == fwd_code(k)
+                                    && b == o.data
+                            }
+                            Err(e) => o.tuser & 0xF == e.code(),
+                        }
+                })
+            });
+            let Some(g) = g else {
+                let own: Vec<u8> = (0..stream.len())
+                    .filter(|&i| plan[i].0 == x)
+                    .map(|i| r.out[i].tuser & 0xF)
+                    .collect();
+                panic!("{what}: no point of QP {x}'s policy write fits the RTL: {own:?}");
+            };
+            // the scenario's precondition: F authenticated (so decided before the write), the
+            // write answered while F's verdict was pending
+            let f = firsts[x];
+            if r.out[f].tuser & 0xF == 0 && r.writes[1 + x].1 < r.out[f].last_cycle {
+                between += 1;
+            }
+            let own: Vec<(usize, u8)> = (0..stream.len())
+                .filter(|&i| plan[i].0 == x)
+                .map(|i| (i, r.out[i].tuser & 0xF))
+                .collect();
+            eprintln!("{what}: QP {x} write queued at {queued}, fits at {g}: {own:?}");
+            at.push((g, id));
+        }
+        let hook = |i: usize, v: &mut Verifier| {
+            for &(g, id) in &at {
+                if i == g {
+                    assert!(v.set_epoch(Some(id), 1));
+                }
+            }
+        };
+        let mut model = Verifier::new(&keys).unwrap();
+        let (s, _) = score_hooked(&mut model, &stream, &r, m, &what, hook);
+        check_counters(&mut dut, &model, m, &what);
+        eprintln!(
+            "{what}: {} frames ({} verified, {} rejected {}), promotions {}; writes at {:?}",
+            s.frames,
+            s.processed,
+            s.rejected,
+            reasons(&s),
+            model.counters.epoch_promotions,
+            at.iter().map(|a| a.0).collect::<Vec<_>>()
+        );
+    }
+    eprintln!("{between} writes landed while a genuine F was pending");
+    assert!(
+        between >= 12,
+        "{between} writes landed behind a pending genuine F"
+    );
 }
 
 /// Latency of isolated frames (key cached) and the throughput of back-to-back frames of one

@@ -261,13 +261,9 @@ fn derived(cfg: &Config, pd: u32, epoch: u8, r: &KeyRef) -> [u8; 16] {
 }
 
 /// Every frame's expectation, frames in order (sequential semantics): decided against all
-/// earlier commits, committed when its verdict is ok.
-fn reference(cfg: &Config, frames: &[Frame]) -> Vec<Expect> {
-    reference_released(cfg, frames, None)
-}
-
-/// [`reference`] with QP `q`'s state released before frame `k` for `rel = Some((k, q))`
-/// (model `Verifier::release_qp`: the QP starts again from `RxQp::new` of its policy).
+/// earlier commits, committed when its verdict is ok; with QP `q`'s state released before
+/// frame `k` for `rel = Some((k, q))` (model `Verifier::release_qp`: the QP starts again from
+/// `RxQp::new` of its policy).
 fn reference_released(cfg: &Config, frames: &[Frame], rel: Option<(usize, usize)>) -> Vec<Expect> {
     let mut st: Vec<RxQp> = cfg.qps.iter().map(|q| RxQp::new(&q.pol)).collect();
     let mut keys: HashMap<(u32, u8, KeyRef), [u8; 16]> = HashMap::new();
