@@ -927,6 +927,74 @@ fn a_release_between_two_decisions() {
     }
 }
 
+/// A release names the QP its registers held at the go (word 0): a write to the release block's
+/// QPN (word 1) or GID (word 7) in the very next cycle, as a driver preparing the next release
+/// over the raw register port would make it, must not change which QP is released. The frames
+/// of the first scenario of [`a_release_between_two_decisions`] are offered 3 cycles after the
+/// go, so QP 0 must be released before all of them: its replays of PN 10 are accepted once.
+/// Found in session 40's review (the identity registers were read two cycles after the go).
+#[test]
+fn a_release_takes_the_identity_of_its_go_write() {
+    let frames = vec![
+        send(0, 10),
+        send(2, 20),
+        send(2, 21),
+        send(0, 10),
+        send(2, 22),
+        send(0, 10),
+        send(2, 21),
+        send(0, 11),
+        send(0, 10),
+    ];
+    let pre = 2;
+    let all = Ctl {
+        hdr: true,
+        job_ready: true,
+        fin: true,
+        auth: true,
+    };
+    let cfg0 = config(&mut SplitMix64::new(0xD));
+    let (gid, qpn) = (cfg0.qps[0].gid, cfg0.qps[0].qpn);
+    let gid7 = u32::from_be_bytes([gid[12], gid[13], gid[14], gid[15]]);
+    let next_writes = [
+        (
+            "QPN",
+            RegWrite {
+                addr: regmap::RELEASE + 4,
+                data: qpn ^ 1,
+            },
+        ),
+        (
+            "GID word 7",
+            RegWrite {
+                addr: regmap::RELEASE + 28,
+                data: !gid7,
+            },
+        ),
+    ];
+    for (what, next) in next_writes {
+        let w = regmap::qp_release_writes(&gid, qpn).unwrap();
+        let mut b = Bench::released(
+            config(&mut SplitMix64::new(0xD)),
+            frames.clone(),
+            Some((pre, 0)),
+        );
+        b.hdr_limit = pre;
+        b.run(2000, |_| all, |b| b.done == pre);
+        for x in &w {
+            b.write = Some(*x);
+            b.step(Ctl { hdr: false, ..all });
+        }
+        b.write = Some(next);
+        b.step(Ctl { hdr: false, ..all });
+        b.step(Ctl { hdr: false, ..all });
+        b.hdr_limit = b.frames.len();
+        b.drain();
+        b.check_counters();
+        eprintln!("{what} written in the cycle after the go: QP 0 released");
+    }
+}
+
 /// `n` random frames of the configuration's QPs, each QP played by a sender that mostly steps
 /// its PN ahead, with replays of recent PNs, PNs behind (inside and outside the window), jumps
 /// of 64 and more and PN 0; SENDs, WRITE First (in and out of its node, now and then at the QP

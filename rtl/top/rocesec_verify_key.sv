@@ -324,8 +324,9 @@ module rocesec_verify_key
   // QP release (QP destroy on the receiver; model: Verifier::release_qp). A write of word 0 of
   // the release block (RegRelease: word 1 the QPN, words 4..7 the GID, as in a policy entry)
   // with bit 31 set releases the RX QP state of that identity. The write is taken like a table
-  // write: the cycle after it (rel_req_q) keeps D1 from being ready in the next, and in that next
-  // cycle (rel_go_q) no header enters D and nothing is decided; the identity registers are
+  // write: it keeps D1 from being ready in the next cycle (rel_wr), and in that next cycle
+  // (rel_go_q) no header enters D and nothing is decided; the identity registers, which hold
+  // what was written before the go (a write in the go's cycle is the go itself), are
   // compared with the table through rocesec_qp_ident's load port (its one comparator per
   // entry; the header's identity is muxed out for the cycle) and the matching entry is
   // released: no header matches it any more and D1 runs again, so a frame decided after the
@@ -334,7 +335,7 @@ module rocesec_verify_key
   // ordered between two decisions, as the model's is between two frames.
   logic [127:0] rel_gid_q;
   logic [23:0]  rel_qpn_q;
-  logic         rel_req_q, rel_go_q;
+  logic         rel_wr, rel_go_q;
   logic [127:0] id_gid;
   logic [23:0]  id_qpn;
 
@@ -342,14 +343,12 @@ module rocesec_verify_key
     if (!rst_ni) begin
       rel_gid_q <= '0;
       rel_qpn_q <= '0;
-      rel_req_q <= 1'b0;
       rel_go_q  <= 1'b0;
     end else begin
-      rel_req_q <= 1'b0;
-      rel_go_q  <= rel_req_q;
+      rel_go_q  <= rel_wr;
       if (reg_we_i && reg_addr_i[15:5] == rocesec_pkg::RegRelease[15:5]) begin
         unique case (reg_addr_i[4:2])
-          3'd0:    rel_req_q <= reg_wdata_i[31];
+          3'd0:    ;  // the go (rel_wr)
           3'd1:    rel_qpn_q <= reg_wdata_i[23:0];
           3'd2, 3'd3: ;
           default: rel_gid_q <= rocesec_pkg::put_word(rel_gid_q, reg_addr_i[3:2], reg_wdata_i);
@@ -358,6 +357,7 @@ module rocesec_verify_key
     end
   end
 
+  assign rel_wr = reg_we_i && reg_addr_i[15:2] == rocesec_pkg::RegRelease[15:2] && reg_wdata_i[31];
   assign id_gid = rel_go_q ? rel_gid_q : hdr_desc_i.dest_gid;
   assign id_qpn = rel_go_q ? rel_qpn_q : hdr_desc_i.dest_qp;
 
@@ -426,7 +426,7 @@ module rocesec_verify_key
       if (ld) d_sum_q <= rocesec_pkg::last_addr(hdr_desc_i.has_reth, hdr_desc_i.dma_len,
                                                 hdr_desc_i.va);
       if (ld) d_pn64_q <= {1'b0, hdr_desc_i.sec_pn} + 49'd64;
-      d1_ok_q <= d_valid_q && !dec_take && !ld && !tbl_stale && !rel_req_q && !rel_go_q;
+      d1_ok_q <= d_valid_q && !dec_take && !ld && !tbl_stale && !rel_wr && !rel_go_q;
       if (d_valid_q) begin
         p1_mode_q       <= pol_mode;
         p1_epoch_q      <= pol_epoch;
