@@ -1375,75 +1375,122 @@ fn random_releases_during_traffic() {
 #[test]
 fn a_policy_write_behind_a_qps_first_frame() {
     let keys = demo(Mode::Aead);
-    let plain: Vec<Vec<u8>> = (0..2u32)
+    let genuine = protected(&keys, &first_frame_and_next());
+    let forged = vec![icv_flipped(&genuine[0], true), genuine[1].clone()];
+    let mut pol1 = keys.default.clone();
+    pol1.epoch = 1;
+    let write = default_policy_word0(&pol1);
+    let apply = |v: &mut Verifier| assert!(v.set_epoch(None, 1));
+    write_behind_first_frame("F genuine", &keys, &genuine, write, apply, Ok(()));
+    write_behind_first_frame(
+        "F forged",
+        &keys,
+        &forged,
+        write,
+        apply,
+        Err(Reason::StaleEpoch),
+    );
+}
+
+/// The next_epoch half of the wait (found missing from the tests by a review in session 41):
+/// the default policy at (epoch 0, next_epoch set), so a QP's state made by its first frame F
+/// accepts epoch 1; a write clears next_epoch while F waits for its verdict; the QP's next
+/// frame H comes under epoch 1. The model commits F before the write (the QP keeps the
+/// next_epoch of its policy at F) and accepts H with a promotion; with the write before F, H
+/// is unknown-key. A stage that decided H ahead of F's verdict with the policy as it is now
+/// (the wait comparing the epoch alone) gives unknown-key with no order of the write fitting.
+#[test]
+fn a_next_epoch_clear_behind_a_qps_first_frame() {
+    let mut keys = demo(Mode::Aead);
+    keys.default.next_epoch = true;
+    let plain = first_frame_and_next();
+    let mut tx = Protector::new(&keys).unwrap();
+    let f = tx.protect(&plain[0]).unwrap().1;
+    assert!(tx.set_epoch(None, 1));
+    let h = tx.protect(&plain[1]).unwrap().1;
+    let mut pol = keys.default.clone();
+    pol.next_epoch = false;
+    let write = default_policy_word0(&pol); // (no NEXT_EPOCH bit)
+    let apply = |v: &mut Verifier| assert!(v.set_next_epoch(None, false));
+    write_behind_first_frame("next_epoch cleared", &keys, &[f, h], write, apply, Ok(()));
+}
+
+/// A QP's first frame F (1,024-B payload, 64 beats: its header is decided long before a write
+/// queued as the next frame enters) and its next frame H (32 B: decided before F's tag is
+/// checked), RC SEND to QPN 0xc01.
+fn first_frame_and_next() -> Vec<Vec<u8>> {
+    (0..2u32)
         .map(|k| {
-            // F long (64 beats): its header is decided long before the write, queued as H
-            // enters; H's header is decided before F's tag is checked
             let mut b = Builder::new(0x04, k, &vec![0x33; if k == 0 { 1024 } else { 32 }]);
             b.bth.dest_qp = 0xc01;
             b.build()
         })
-        .collect();
-    let genuine = protected(&keys, &plain);
-    let forged = vec![icv_flipped(&genuine[0], true), genuine[1].clone()];
-    let mut pol1 = keys.default.clone();
-    pol1.epoch = 1;
+        .collect()
+}
+
+/// Run `stream` (a QP's first frame F and its next frame H) through the verify top in both
+/// output modes with the default policy's word 0 written as H enters (`word0`), and require
+/// the model with the write (`apply`) before H or before F to give every verdict and byte,
+/// the counters to be those of the write before H, and H's verdict there to be `want_h`.
+fn write_behind_first_frame(
+    name: &str,
+    keys: &KeyFile,
+    stream: &[Vec<u8>],
+    word0: u32,
+    apply: impl Fn(&mut Verifier) + Copy,
+    want_h: Result<(), Reason>,
+) {
     // queued once 2 frames have started (as H enters)
     let sched = vec![(
         2usize,
         vec![preg::RegWrite {
             addr: preg::DEFAULT,
-            data: default_policy_word0(&pol1),
+            data: word0,
         }],
     )];
     // the model with the write applied before frame `before`
     let write_before = |before: usize| {
         move |i: usize, v: &mut Verifier| {
             if i == before {
-                assert!(v.set_epoch(None, 1));
+                apply(v);
             }
         }
     };
     let code = |v: Result<(), Reason>| v.map_err(|r| r.code());
-    for (name, stream, want_h) in [
-        ("F genuine", &genuine, Ok(())),
-        ("F forged", &forged, Err(Reason::StaleEpoch)),
-    ] {
-        for m in MODES {
-            let what = format!("{name}, {m:?}");
-            let mut rng = SplitMix64::new(seed(0xf1e5));
-            let mut dut = RocesecVerify::new(Top::RocesecVerify1, m);
-            dut.load_keys(&keys).unwrap();
-            let r = dut.run_live(stream, stream.len(), LINE, &mut rng, &sched);
-            let rtl: Vec<u8> = r.out.iter().map(|o| o.tuser & 0xF).collect();
-            let fit = [1usize, 0].into_iter().find_map(|before| {
-                let mut model = Verifier::new(&keys).unwrap();
-                first_mismatch(&mut model, stream, &r, m, write_before(before))
-                    .is_none()
-                    .then_some(model)
-            });
-            let Some(model) = fit else {
-                panic!("{what}: no order of the policy write fits the RTL: {rtl:?}");
-            };
-            check_counters(&mut dut, &model, m, &what);
-            // the write between the frames: H's verdict is the one the sequential model gives
-            let mut between = Verifier::new(&keys).unwrap();
-            let hook = write_before(1);
-            let v: Vec<_> = stream
-                .iter()
-                .enumerate()
-                .map(|(i, f)| {
-                    hook(i, &mut between);
-                    code(between.verify(f).map(|_| ()))
-                })
-                .collect();
-            assert_eq!(v[1], code(want_h), "{what}: model {v:?}");
-            eprintln!("{what}: rtl reasons {rtl:?}, model (write between) {v:?}");
-            assert_eq!(
-                model.counters, between.counters,
-                "{what}: the RTL fits the write between"
-            );
-        }
+    for m in MODES {
+        let what = format!("{name}, {m:?}");
+        let mut rng = SplitMix64::new(seed(0xf1e5));
+        let mut dut = RocesecVerify::new(Top::RocesecVerify1, m);
+        dut.load_keys(keys).unwrap();
+        let r = dut.run_live(stream, stream.len(), LINE, &mut rng, &sched);
+        let rtl: Vec<u8> = r.out.iter().map(|o| o.tuser & 0xF).collect();
+        let fit = [1usize, 0].into_iter().find_map(|before| {
+            let mut model = Verifier::new(keys).unwrap();
+            first_mismatch(&mut model, stream, &r, m, write_before(before))
+                .is_none()
+                .then_some(model)
+        });
+        let Some(model) = fit else {
+            panic!("{what}: no order of the policy write fits the RTL: {rtl:?}");
+        };
+        check_counters(&mut dut, &model, m, &what);
+        // the write between the frames: H's verdict is the one the sequential model gives
+        let mut between = Verifier::new(keys).unwrap();
+        let hook = write_before(1);
+        let v: Vec<_> = stream
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                hook(i, &mut between);
+                code(between.verify(f).map(|_| ()))
+            })
+            .collect();
+        assert_eq!(v[1], code(want_h), "{what}: model {v:?}");
+        eprintln!("{what}: rtl reasons {rtl:?}, model (write between) {v:?}");
+        assert_eq!(
+            model.counters, between.counters,
+            "{what}: the RTL fits the write between"
+        );
     }
 }
 
@@ -1454,8 +1501,9 @@ fn a_policy_write_behind_a_qps_first_frame() {
 /// policy, its own at epoch 0 among the first 5 and at epoch 1 after; its policy entry's word 0
 /// moves it to epoch 1 as frame F + 2..F + 4 enters (the PD slot of epoch 1 installed before the
 /// traffic). The QPs do not share state or policy, so each write is fitted on its own: the model
-/// with that write before some frame g within 16 of where it was queued must give the RTL's
-/// verdict and bytes for that QP's frames; then one model with every write at its point must
+/// with that write before some frame g must give the RTL's verdict and bytes for that QP's
+/// frames, g no earlier than the first frame whose verdict had not left when the write was
+/// queued and no later than the first frame that came in after it was answered; then one model with every write at its point must
 /// give every verdict, byte and counter. Cut-through (one output per frame), back to back and
 /// with gaps, 6 seeds; at least 12 of the 48 writes must have landed while a genuine F's
 /// verdict was pending.
@@ -1542,7 +1590,17 @@ fn random_policy_writes_behind_first_frames() {
         let mut at = Vec::new();
         for (x, &(queued, _)) in sched[1..].iter().enumerate() {
             let id = qp_id(&stream[firsts[x]]);
-            let g = (queued.saturating_sub(16)..=queued + 16).find(|&g| {
+            // the write was taken between the cycle it was queued and the cycle it was
+            // answered: a frame whose verdict left before the first was decided before it, a
+            // frame that came in after the second is decided after it
+            let (wq, wa) = r.writes[1 + x];
+            let lo = r.out.iter().take_while(|o| o.last_cycle < wq).count();
+            let hi = r
+                .in_starts
+                .iter()
+                .position(|&c| c > wa)
+                .unwrap_or(stream.len());
+            let g = (lo..=hi).find(|&g| {
                 let mut v = Verifier::new(&keys).unwrap();
                 stream.iter().zip(&r.out).enumerate().all(|(i, (f, o))| {
                     if i == g {
@@ -1565,7 +1623,9 @@ fn random_policy_writes_behind_first_frames() {
                     .filter(|&i| plan[i].0 == x)
                     .map(|i| r.out[i].tuser & 0xF)
                     .collect();
-                panic!("{what}: no point of QP {x}'s policy write fits the RTL: {own:?}");
+                panic!(
+                    "{what}: no point in {lo}..={hi} of QP {x}'s policy write fits the RTL: {own:?}"
+                );
             };
             // the scenario's precondition: F authenticated (so decided before the write), the
             // write answered while F's verdict was pending
@@ -1577,7 +1637,7 @@ fn random_policy_writes_behind_first_frames() {
                 .filter(|&i| plan[i].0 == x)
                 .map(|i| (i, r.out[i].tuser & 0xF))
                 .collect();
-            eprintln!("{what}: QP {x} write queued at {queued}, fits at {g}: {own:?}");
+            eprintln!("{what}: QP {x} write queued at frame {queued}, taken in frames {lo}..={hi}, fits at {g}: {own:?}");
             at.push((g, id));
         }
         let hook = |i: usize, v: &mut Verifier| {
