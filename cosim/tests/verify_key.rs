@@ -887,8 +887,8 @@ fn a_release_between_two_decisions() {
                 b.step(Ctl { hdr: false, ..all });
             }
             // d >= 0: the go d cycles after the frames are offered; d < 0: the frames offered
-            // -d cycles after the go (d = -1: the first enters stage D as the go's release
-            // reaches its lookup cycle less one)
+            // -d cycles after the go (d = -1: the first is offered in the release's lookup
+            // cycle, the one after the go, where the header port is held)
             if d < 0 {
                 b.write = w.last().copied();
                 b.step(Ctl { hdr: false, ..all });

@@ -357,6 +357,10 @@ module rocesec_verify_key
     end
   end
 
+  // (rel_wr also holds the decision in the lookup cycle. That is conservative: a frame decided
+  // there is ordered before the release, and rocesec_qp_ident matches an entry allocated in the
+  // same cycle. The mutant without it passes every release test; it keeps the ordering
+  // argument to "nothing is decided while the release looks up".)
   assign rel_wr = reg_we_i && reg_addr_i[15:2] == rocesec_pkg::RegRelease[15:2] && reg_wdata_i[31];
   assign id_gid = rel_go_q ? rel_gid_q : hdr_desc_i.dest_gid;
   assign id_qpn = rel_go_q ? rel_qpn_q : hdr_desc_i.dest_qp;
