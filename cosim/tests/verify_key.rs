@@ -838,24 +838,28 @@ fn a_header_entering_as_its_entry_is_freed() {
 ///     free entry, QP 0's if it was freed, so a frame decided on QP 0's entry after the entry
 ///     was freed would commit into QP 2's state (QP 2's PN 11 would then be a replay). The
 ///     decisions held for the two cycles after the release's write keep that from happening.
+/// QP 0's PN 10 and QP 2's PN 20 (before the release), then QP 0's replays of PN 10 among
+/// QP 2's frames (the first scenario of [`a_release_between_two_decisions`]): the first replay
+/// after a release of QP 0 is accepted.
+fn replays_among_qp2() -> Vec<Frame> {
+    vec![
+        send(0, 10),
+        send(2, 20),
+        send(2, 21),
+        send(0, 10),
+        send(2, 22),
+        send(0, 10),
+        send(2, 21),
+        send(0, 11),
+        send(0, 10),
+    ]
+}
+
 #[test]
 fn a_release_between_two_decisions() {
     use std::panic::{catch_unwind, AssertUnwindSafe};
     let scenarios: [(usize, Vec<Frame>); 2] = [
-        (
-            2,
-            vec![
-                send(0, 10),
-                send(2, 20),
-                send(2, 21),
-                send(0, 10),
-                send(2, 22),
-                send(0, 10),
-                send(2, 21),
-                send(0, 11),
-                send(0, 10),
-            ],
-        ),
+        (2, replays_among_qp2()),
         (
             1,
             vec![
@@ -935,17 +939,7 @@ fn a_release_between_two_decisions() {
 /// Found in session 40's review (the identity registers were read two cycles after the go).
 #[test]
 fn a_release_takes_the_identity_of_its_go_write() {
-    let frames = vec![
-        send(0, 10),
-        send(2, 20),
-        send(2, 21),
-        send(0, 10),
-        send(2, 22),
-        send(0, 10),
-        send(2, 21),
-        send(0, 11),
-        send(0, 10),
-    ];
+    let frames = replays_among_qp2();
     let pre = 2;
     let all = Ctl {
         hdr: true,
