@@ -661,7 +661,6 @@ module rocesec_verify_key
     conflict_d = (state_q != StIdle) && process_q && hit && qp_idx_q == match_idx &&
                  (jd_q.sec_pn == pn || {1'b0, jd_q.sec_pn} >= d_pn64_q ||
                   promote_q || (write_first_q && d_wcont));
-    // every occupied slot, in any order (no rotation by the head: an OR of per-slot terms)
     // a fresh entry (no commit yet) with a commit pending, and the policy's epoch or
     // next_epoch moved since the pending frame was decided (a register write): this frame's
     // decision (RxQp::new of the policy as it is now) is the sequential one only if that
@@ -672,6 +671,7 @@ module rocesec_verify_key
         conflict_d = 1'b1;
       end
     end
+    // every occupied slot, in any order (no rotation by the head: an OR of per-slot terms)
     for (int j = 0; j < VqDepth; j++) begin
       if (vq_v_q[j] && vq_process_q[j] && hit && vq_idx_q[j] == match_idx &&
           !(fin_take && vq_head_q == VW'(j)) &&
