@@ -13,10 +13,10 @@
 #![allow(clippy::unwrap_used)]
 
 use rocesec_cosim::job_verify::{attack_stream, protect_all};
-use rocesec_cosim::rtl::rocesec_protect::{reg as preg, RunResult, Traffic};
+use rocesec_cosim::rtl::rocesec_protect::{reg as preg, OutFrame, RunResult, Traffic};
 use rocesec_cosim::rtl::rocesec_verify::{RocesecVerify, VerifyMode};
 use rocesec_cosim::rtl::{seed, SplitMix64, Top};
-use rocesec_model::engine::{Protector, Verifier};
+use rocesec_model::engine::{Protector, Verdict, Verifier};
 use rocesec_model::keys::KeyFile;
 use rocesec_model::roce::build::Builder;
 use rocesec_model::sechdr::Mode;
@@ -965,17 +965,7 @@ fn random_forgeries_and_replays_over_many_qps() {
     for sd in 0..3u64 {
         let mut rng = SplitMix64::new(seed(0x5e3a + sd));
         let nq = 16 * COHORT;
-        let plain: Vec<Vec<u8>> = (0..nq)
-            .flat_map(|q| (0..PER_QP).map(move |k| (q, k)))
-            .map(|(q, k)| {
-                let len = rng.below(161) as usize;
-                let mut b = Builder::new(0x04, k as u32, &vec![0x5c; len]);
-                b.bth.dest_qp = 0x600 + q as u32;
-                b.build()
-            })
-            .collect();
-        let prot = protected(&keys, &plain);
-        assert_eq!(prot.len(), plain.len());
+        let prot = per_qp_frames(&keys, &mut rng, nq, PER_QP, 160, 0x600);
         let mut next = vec![0usize; nq]; // genuine frames sent per QP
         let mut stream = Vec::new();
         for c in 0..nq / COHORT {
@@ -1025,6 +1015,39 @@ fn qp_id(f: &[u8]) -> ([u8; 16], u32) {
     (p.dest_gid(f), p.bth.dest_qp)
 }
 
+/// `per_qp` protected RC SENDs (PSN 0, 1, ...) to each of `nq` QPs (QPN `qpn0` + q), QP by QP:
+/// frame `q * per_qp + k` is QP q's k-th, its payload 0 to `max_len` bytes drawn from `rng`.
+fn per_qp_frames(
+    keys: &KeyFile,
+    rng: &mut SplitMix64,
+    nq: usize,
+    per_qp: usize,
+    max_len: u64,
+    qpn0: u32,
+) -> Vec<Vec<u8>> {
+    let plain: Vec<Vec<u8>> = (0..nq)
+        .flat_map(|q| (0..per_qp).map(move |k| (q, k)))
+        .map(|(q, k)| {
+            let len = rng.below(max_len + 1) as usize;
+            let mut b = Builder::new(0x04, k as u32, &vec![0x5c; len]);
+            b.bth.dest_qp = qpn0 + q as u32;
+            b.build()
+        })
+        .collect();
+    let prot = protected(keys, &plain);
+    assert_eq!(prot.len(), plain.len());
+    prot
+}
+
+/// The RTL's output `o` (`tuser`: reason, forward kind; bytes) is the model's verdict `v`.
+fn out_is(v: &Verdict, o: &OutFrame) -> bool {
+    let (reason, fwd) = (o.tuser & 0xF, (o.tuser >> 4) & 3);
+    match v {
+        Ok((k, b)) => reason == 0 && fwd == fwd_code(*k) && *b == o.data,
+        Err(rm) => reason == rm.code(),
+    }
+}
+
 /// The index of the first frame whose RTL verdict or bytes differ from the model's with
 /// `hook(i, model)` called before frame `i` ([`score_hooked`] without the panics), or
 /// `frames.len()` when only the number of frames out differs.
@@ -1045,12 +1068,7 @@ fn first_mismatch(
         let Some(o) = out.next() else {
             return Some(i);
         };
-        let (reason, fwd) = (o.tuser & 0xF, (o.tuser >> 4) & 3);
-        let same = match v {
-            Ok((k, b)) => reason == 0 && fwd == fwd_code(k) && b == o.data,
-            Err(rm) => reason == rm.code(),
-        };
-        if !same {
+        if !out_is(&v, o) {
             return Some(i);
         }
     }
@@ -1267,17 +1285,7 @@ fn random_releases_during_traffic() {
     let keys = demo(Mode::Aead);
     for sd in 0..3u64 {
         let mut rng = SplitMix64::new(seed(0x4e9 + sd));
-        let plain: Vec<Vec<u8>> = (0..NQ)
-            .flat_map(|q| (0..PER_QP).map(move |k| (q, k)))
-            .map(|(q, k)| {
-                let len = rng.below(97) as usize;
-                let mut b = Builder::new(0x04, k as u32, &vec![0x6c; len]);
-                b.bth.dest_qp = 0xb00 + q as u32;
-                b.build()
-            })
-            .collect();
-        let prot = protected(&keys, &plain);
-        assert_eq!(prot.len(), plain.len());
+        let prot = per_qp_frames(&keys, &mut rng, NQ, PER_QP, 96, 0xb00);
         let mut next = vec![0usize; NQ];
         let mut last = vec![None::<usize>; NQ]; // the last frame of each QP
         let mut quiet_until = vec![0usize; NQ];
@@ -1607,22 +1615,15 @@ fn random_policy_writes_behind_first_frames() {
                         assert!(v.set_epoch(Some(id), 1));
                     }
                     let w = v.verify(f);
-                    plan[i].0 != x
-                        || match w {
-                            Ok((k, b)) => {
-                                o.tuser & 0xF == 0
-                                    && (o.tuser >> 4) & 3 == fwd_code(k)
-                                    && b == o.data
-                            }
-                            Err(e) => o.tuser & 0xF == e.code(),
-                        }
+                    plan[i].0 != x || out_is(&w, o)
                 })
             });
+            // the QP's frames and the RTL's reasons
+            let own: Vec<(usize, u8)> = (0..stream.len())
+                .filter(|&i| plan[i].0 == x)
+                .map(|i| (i, r.out[i].tuser & 0xF))
+                .collect();
             let Some(g) = g else {
-                let own: Vec<u8> = (0..stream.len())
-                    .filter(|&i| plan[i].0 == x)
-                    .map(|i| r.out[i].tuser & 0xF)
-                    .collect();
                 panic!(
                     "{what}: no point in {lo}..={hi} of QP {x}'s policy write fits the RTL: {own:?}"
                 );
@@ -1630,13 +1631,9 @@ fn random_policy_writes_behind_first_frames() {
             // the scenario's precondition: F authenticated (so decided before the write), the
             // write answered while F's verdict was pending
             let f = firsts[x];
-            if r.out[f].tuser & 0xF == 0 && r.writes[1 + x].1 < r.out[f].last_cycle {
+            if r.out[f].tuser & 0xF == 0 && wa < r.out[f].last_cycle {
                 between += 1;
             }
-            let own: Vec<(usize, u8)> = (0..stream.len())
-                .filter(|&i| plan[i].0 == x)
-                .map(|i| (i, r.out[i].tuser & 0xF))
-                .collect();
             eprintln!("{what}: QP {x} write queued at frame {queued}, taken in frames {lo}..={hi}, fits at {g}: {own:?}");
             at.push((g, id));
         }

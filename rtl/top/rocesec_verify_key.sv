@@ -665,11 +665,9 @@ module rocesec_verify_key
     // next_epoch moved since the pending frame was decided (a register write): this frame's
     // decision (RxQp::new of the policy as it is now) is the sequential one only if that
     // commit fails, so it waits for the verdict (session 41; no wait while the policy stays)
-    for (int q = 0; q < NumQps; q++) begin
-      if (hit && match_idx == QW'(q) && qp_fresh_v[q] && pend_v[q] &&
-          (qp_epoch_v[q] != pol_epoch || qp_next_v[q] != pol_next)) begin
-        conflict_d = 1'b1;
-      end
+    if (hit && qp_fresh_v[match_idx] && pend_v[match_idx] &&
+        (qp_epoch_v[match_idx] != pol_epoch || qp_next_v[match_idx] != pol_next)) begin
+      conflict_d = 1'b1;
     end
     // every occupied slot, in any order (no rotation by the head: an OR of per-slot terms)
     for (int j = 0; j < VqDepth; j++) begin
