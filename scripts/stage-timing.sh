@@ -17,6 +17,10 @@
 #   the chain was the most overused net group, so its loads' placement fought the chain's.
 #   NEXTPNR=native places and routes with Debian's native nextpnr-ecp5 (scripts/syn-common.sh);
 #   recorded (pnr_tool) and shown.
+#   STAGE_DEPTH_ONLY=1 stops after synthesis: prints the logic depth of the netlist
+#   (scripts/depth.py, also written for every run to .cache/stage/<stage>.depth with the
+#   STAGE_DEPTH_TOP deepest paths, default 10) and writes no result; minutes instead of an
+#   hour for the key stages, to try a change before placing it.
 #
 # Each stage is wrapped (generated, .cache/stage/<stage>_ooc.sv) with a register on every input
 # and every output port (inputs shifted in from one pin, outputs shifted out to one pin: the
@@ -148,6 +152,14 @@ run_stage() {
   t1=$(date +%s)
   local folded  # S-box output registers into the DP16KD (scripts/ebr_outreg.py)
   folded=$(fold_outreg "$OUT/$tag.json")
+  # logic depth before placement (scripts/depth.py): every endpoint, seconds, no P&R
+  python3 scripts/depth.py "$OUT/$tag.json" --top "${STAGE_DEPTH_TOP:-10}" --min 9 \
+    > "$OUT/$tag.depth" 2>&1 || true
+  if [ -n "${STAGE_DEPTH_ONLY:-}" ]; then
+    head -2 "$OUT/$tag.depth"
+    echo "   (STAGE_DEPTH_ONLY: no place and route, no result written; paths: $OUT/$tag.depth)"
+    return 0
+  fi
   # shellcheck disable=SC2086
   pnr "$OUT/$tag.json" "$OUT/$tag.pnr.log" --report "$OUT/$tag.report.json" ${STAGE_PNR_ARGS:-}
   local t2 st=$OUT/$tag.stat log=$OUT/$tag.pnr.log fmax crit lut4 ccu ff

@@ -24,6 +24,7 @@ python3 scripts/floorplan.py --self-test
 python3 scripts/ebr_outreg.py --self-test
 python3 scripts/area.py --self-test
 python3 scripts/path_src.py --self-test
+python3 scripts/depth.py --self-test
 
 # 2. Live capture: boot Debian's kernel under qemu, run the quick rxe scenarios, check them.
 fresh="$root/.cache/ci-quick"

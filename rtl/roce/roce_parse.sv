@@ -268,10 +268,16 @@ module roce_parse
     len_now = sum[16] ? 16'hFFFF : sum[15:0];
   end
 
+  // Which window beat the current beat is, one-hot (bit b: beat_idx_q == b; all zero past the
+  // window): the window merge and write select by one register bit each, not by a 16-bit
+  // comparison of beat_idx_q whose output fans out to every window bit (session 42: that
+  // comparison headed the stage's deepest paths, through cur_win into the layout registers).
+  logic [WinBeats-1:0] win_oh_q;
+
   always_comb begin
     cur_win = win_q;
     for (int b = 0; b < WinBeats; b++) begin
-      if (beat_idx_q == 16'(b)) cur_win[b*BeatBits +: BeatBits] = s_axis_tdata_i;
+      if (win_oh_q[b]) cur_win[b*BeatBits +: BeatBits] = s_axis_tdata_i;
     end
   end
 
@@ -279,20 +285,23 @@ module roce_parse
     if (!rst_ni) begin
       beat_idx_q <= 16'd0;
       len_q      <= 16'd0;
+      win_oh_q   <= WinBeats'(1);
     end else if (fire) begin
       if (s_axis_tlast_i) begin
         beat_idx_q <= 16'd0;
         len_q      <= 16'd0;
+        win_oh_q   <= WinBeats'(1);
       end else begin
         if (beat_idx_q != 16'(MaxBeat)) beat_idx_q <= beat_idx_q + 16'd1;
-        len_q <= len_now;
+        len_q    <= len_now;
+        win_oh_q <= win_oh_q << 1;
       end
     end
   end
 
   always_ff @(posedge clk_i) begin
     for (int b = 0; b < WinBeats; b++) begin
-      if (fire && beat_idx_q == 16'(b)) win_q[b*BeatBits +: BeatBits] <= s_axis_tdata_i;
+      if (fire && win_oh_q[b]) win_q[b*BeatBits +: BeatBits] <= s_axis_tdata_i;
     end
   end
 
@@ -301,7 +310,7 @@ module roce_parse
   // kept apart in Yosys, gave no measurable gain: docs/rtl/fmax-log.md, session 22) ...
   logic [UdpHi+UdpLo-1:0] x_udph_q;
   always_ff @(posedge clk_i) begin
-    if (fire) x_udph_q <= udp_oh_of(c_udp_off_d[7:2]);
+    if (fire) x_udph_q <= c_udph_d;
   end
   // ... and as a number: the extraction's udp_off (= ip_off + IP header length of win_q, which
   // changes only on fire, as this register), so the UDP, BTH, ETH and payload offsets are not
@@ -315,10 +324,21 @@ module roce_parse
   // until then three sums, one per VLAN count, were added and one was picked afterwards)
   logic [2:0] x_vlan_oh_q;
   logic [3:0] x_ihl_q;
+  // ... and the L2 view of the window and its EtherType class (IPv4, IPv6, RoCEv1), so that the
+  // extraction's checks start from registers, not from the tag comparisons on win_q (session
+  // 42; l2_of(win_q) is what c_l2 was when win_q was written)
+  logic [1:0] x_vlans_q;
+  logic [7:0] x_ip_off_q;
+  logic       x_v4_q, x_v6_q, x_ib_q;
   always_ff @(posedge clk_i) begin
     if (fire) begin
       x_vlan_oh_q <= 3'b001 << c_l2.vlans;
       x_ihl_q     <= c_vihl[3:0];
+      x_vlans_q   <= c_l2.vlans;
+      x_ip_off_q  <= c_l2.ip_off;
+      x_v4_q      <= c_l2.ethertype == roce_parse_pkg::EtherTypeIpv4;
+      x_v6_q      <= c_l2.ethertype == roce_parse_pkg::EtherTypeIpv6;
+      x_ib_q      <= c_l2.ethertype == roce_parse_pkg::EtherTypeIb;
     end
   end
 
@@ -354,30 +374,61 @@ module roce_parse
   logic [7:0]  c_bth_off_d;
   logic [15:0] c_icrc_rel_d;  // icrc_off - ip_off (mod 2^16)
 
+  logic [UdpHi+UdpLo-1:0] c_udph_d;  // udp_oh_of(c_udp_off_d[7:2])
+
+  // One candidate layout per VLAN count v (IP header at the constant offset 14 + 4v), all
+  // computed side by side from cur_win, then one chosen by the tag comparisons (l2_of). Until
+  // session 42 the IP header view was chosen first and the arithmetic done on the choice, so
+  // the tag comparisons headed every path into the layout registers.
   always_comb begin
     logic [8*ViewBytes-1:0] l3;
+    logic [15:0]         et;
     logic [15:0]         len;
+    logic                v6;
     logic                short;
+    logic [7:0]          vihl;
     logic [7:0]          hl;
-    c_l2      = l2_of(cur_win);
-    l3        = l3_of(cur_win, c_l2.vlans);
-    c_vihl    = vb(l3, 0);
-    c_ipv6    = (c_l2.ethertype == roce_parse_pkg::EtherTypeIpv6);
-    c_ip_off  = c_l2.ip_off;
-    hl        = c_ipv6 ? 8'd40 : {2'b00, c_vihl[3:0], 2'b00};
-    c_udp_off_d = c_ip_off + hl;
-    c_bth_off_d = c_udp_off_d + 8'd8;
-    // icrc_off = ip_end - 4, ip_end = ip_off + total length (IPv4) or + 40 + payload length
-    // (IPv6). A parseable packet ends at least 44 bytes after ip_off; clamping to ip_off + 40
-    // keeps stale bytes of not-yet-received length fields from cutting the CRC short. The
-    // clamp is a compare of the length field with a constant (ip_end < ip_off + 44 is
-    // len < 44, or len < 4 for IPv6), so the offset relative to ip_off needs no ip_off and
-    // one addition of ip_off follows (the only carry chain that depends on the VLAN count).
-    len   = c_ipv6 ? vbe16(l3, 4) : vbe16(l3, 2);
-    short = c_ipv6 ? (len < 16'd4) : (len < 16'd44);
-    if (short)       c_icrc_rel_d = 16'd40;
-    else if (c_ipv6) c_icrc_rel_d = len + 16'd36;
-    else             c_icrc_rel_d = len - 16'd4;
+    logic [7:0]          udp;
+    logic [3*8-1:0]      cv_vihl, cv_udp, cv_bth;
+    logic [3*16-1:0]     cv_rel;
+    logic [3*(UdpHi+UdpLo)-1:0] cv_oh;
+    logic [2:0]          cv_ipv6;
+    logic [1:0]          v_sel;
+    c_l2   = l2_of(cur_win);
+    for (int v = 0; v < 3; v++) begin
+      l3    = (8*ViewBytes)'(cur_win >> (8 * (14 + 4 * v)));
+      et    = wbe16(cur_win, 32'(12 + 4 * v));
+      v6    = (et == roce_parse_pkg::EtherTypeIpv6);
+      vihl  = vb(l3, 0);
+      hl    = v6 ? 8'd40 : {2'b00, vihl[3:0], 2'b00};
+      udp   = 8'(14 + 4 * v) + hl;
+      // icrc_off = ip_end - 4, ip_end = ip_off + total length (IPv4) or + 40 + payload
+      // length (IPv6). A parseable packet ends at least 44 bytes after ip_off; clamping to
+      // ip_off + 40 keeps stale bytes of not-yet-received length fields from cutting the CRC
+      // short. The clamp is a compare of the length field with a constant (ip_end < ip_off +
+      // 44 is len < 44, or len < 4 for IPv6), so the offset relative to ip_off needs no
+      // ip_off and one addition of ip_off follows.
+      len   = v6 ? vbe16(l3, 4) : vbe16(l3, 2);
+      short = v6 ? (len < 16'd4) : (len < 16'd44);
+      cv_ipv6[v]          = v6;
+      cv_vihl[8*v +: 8]   = vihl;
+      cv_udp[8*v +: 8]    = udp;
+      cv_bth[8*v +: 8]    = udp + 8'd8;
+      cv_oh[(UdpHi+UdpLo)*v +: (UdpHi+UdpLo)] = udp_oh_of(udp[7:2]);
+      cv_rel[16*v +: 16]  = short ? 16'd40 : (v6 ? len + 16'd36 : len - 16'd4);
+    end
+    unique case (c_l2.vlans)
+      2'd1:    v_sel = 2'd1;
+      2'd2:    v_sel = 2'd2;
+      default: v_sel = 2'd0;
+    endcase
+    c_ipv6       = cv_ipv6[v_sel];
+    c_ip_off     = c_l2.ip_off;
+    c_vihl       = cv_vihl[8*v_sel +: 8];
+    c_udp_off_d  = cv_udp[8*v_sel +: 8];
+    c_bth_off_d  = cv_bth[8*v_sel +: 8];
+    c_udph_d     = cv_oh[(UdpHi+UdpLo)*v_sel +: (UdpHi+UdpLo)];
+    c_icrc_rel_d = cv_rel[16*v_sel +: 16];
   end
 
   if (RegLayout) begin : gen_lay_q
@@ -571,7 +622,6 @@ module roce_parse
   roce_parse_pkg::roce_desc_t ext;
   logic [1:0] ext_unused_frag;  // IPv4 reserved and DF flags: not checked by the model
 
-  l2_t                      x_l2;
   roce_parse_pkg::op_info_t x_op;
   logic                     unused_x_op_len;  // the payload offset reads op_pay20/op_pay28
   assign unused_x_op_len = ^x_op.eth_len;
@@ -614,16 +664,15 @@ module roce_parse
     ext     = '0;
     done    = 1'b0;
     len     = {1'b0, ev_len_q};
-    x_l2    = l2_of(win_q);
-    ip_off  = {9'h0, x_l2.ip_off};
-    l3      = l3_of(win_q, x_l2.vlans);
+    ip_off  = {9'h0, x_ip_off_q};
+    l3      = l3_of(win_q, x_vlans_q);
     vihl    = vb(l3, 0);
     frag    = vb(l3, 6);
     ihl     = vihl[3:0];
     ext_unused_frag = frag[7:6];
-    ext.ipv6       = (x_l2.ethertype == roce_parse_pkg::EtherTypeIpv6);
-    ext.vlans      = x_l2.vlans;
-    ext.ip_off     = x_l2.ip_off;
+    ext.ipv6       = x_v6_q;
+    ext.vlans      = x_vlans_q;
+    ext.ip_off     = x_ip_off_q;
     ext.frame_len  = ev_len_q;
     hl      = ext.ipv6 ? 17'd40 : {11'h0, ihl, 2'b00};
     total   = 17'd0;
@@ -634,8 +683,8 @@ module roce_parse
       ext.kind = roce_parse_pkg::KindMalformed;
       ext.err  = roce_parse_pkg::ErrTruncated;
       done     = 1'b1;
-    end else if ((is_vlan(wbe16(win_q, 12)) && len < 17'd18) ||
-                 (x_l2.vlans == 2'd2 && len < 17'd22)) begin
+    end else if ((x_vlans_q != 2'd0 && len < 17'd18) ||  // a tag at byte 12
+                 (x_vlans_q == 2'd2 && len < 17'd22)) begin
       ext.kind = roce_parse_pkg::KindMalformed;
       ext.err  = roce_parse_pkg::ErrTruncated;
       done     = 1'b1;
@@ -643,7 +692,7 @@ module roce_parse
 
     // IP
     if (!done) begin
-      if (x_l2.ethertype == roce_parse_pkg::EtherTypeIpv4) begin
+      if (x_v4_q) begin
         total = {1'b0, vbe16(l3, 2)};
         if (len < ip_off + 17'd20 || vihl[7:4] != 4'd4 || ihl < 4'd5 ||
             len < ip_off + hl) begin
@@ -664,7 +713,7 @@ module roce_parse
           done     = 1'b1;
         end
         ip_end = ip_off + total;
-      end else if (x_l2.ethertype == roce_parse_pkg::EtherTypeIpv6) begin
+      end else if (x_v6_q) begin
         total = {1'b0, vbe16(l3, 4)} + 17'd40;
         if (len < ip_off + 17'd40 || vihl[7:4] != 4'd6) begin
           ext.kind = roce_parse_pkg::KindMalformed;
@@ -693,7 +742,7 @@ module roce_parse
         ip_end = ip_off + total;
       end else begin
         ext.kind     = roce_parse_pkg::KindNotRoce;
-        ext.not_roce = (x_l2.ethertype == roce_parse_pkg::EtherTypeIb) ? roce_parse_pkg::NotRoceRoceV1 : roce_parse_pkg::NotRoceNotIp;
+        ext.not_roce = x_ib_q ? roce_parse_pkg::NotRoceRoceV1 : roce_parse_pkg::NotRoceNotIp;
         done         = 1'b1;
       end
     end

@@ -34,7 +34,8 @@
 //
 // The state register loops through one beat step only (start choice, A c ^ B d): the
 // pre-loaded state is registered with the beat (s1_init_q), and the trailing-zero undo is
-// applied after the register (icrc_o = ~U_trail state_q, trail_q of the last covered beat).
+// applied around the register (icrc_o = ~U_trail state_q, trail_q of the last covered beat):
+// its first level (trail mod 4) before it, into a second register (state_u_q), the rest after.
 // That is exact because no byte after icrc_off_i is covered, so the beat with trailing
 // excluded bytes is the frame's last covered beat.
 
@@ -164,22 +165,36 @@ module roce_parse_icrc #(
   endfunction
 
   // U_n c as ULevels steps, one per base-4 digit of n (each a 4:1 choice of XOR networks), so
-  // 3·ULevels matrices are built instead of BeatBytes − 1.
-  function automatic logic [31:0] unzero_fast(logic [31:0] c, logic [7:0] n);
+  // 3·ULevels matrices are built instead of BeatBytes − 1. unzero_fast(c, n, f) takes the
+  // digits from level f on (the levels below f applied already: U_n is their product, and
+  // the levels commute).
+  function automatic logic [31:0] unzero_fast(logic [31:0] c, logic [7:0] n, int unsigned f);
     logic [31:0] x, y;
     logic [1:0]  d;
     x = c;
     for (int l = 0; l < ULevels; l++) begin
-      d = n[2*l +: 2];
-      y = x;
-      for (int k = 1; k < 4; k++) begin
-        if (d == 2'(k)) begin
-          for (int o = 0; o < 32; o++) y[o] = ^(x & MatU[1024*(3*l + k - 1) + 32*o +: 32]);
+      if (l >= f) begin
+        d = n[2*l +: 2];
+        y = x;
+        for (int k = 1; k < 4; k++) begin
+          if (d == 2'(k)) begin
+            for (int o = 0; o < 32; o++) y[o] = ^(x & MatU[1024*(3*l + k - 1) + 32*o +: 32]);
+          end
         end
+        x = y;
       end
-      x = y;
     end
     unzero_fast = x;
+  endfunction
+
+  // U_(n mod 4) c: the first level alone
+  function automatic logic [31:0] unzero_low(logic [31:0] c, logic [1:0] d);
+    unzero_low = c;
+    for (int k = 1; k < 4; k++) begin
+      if (d == 2'(k)) begin
+        for (int o = 0; o < 32; o++) unzero_low[o] = ^(c & MatU[1024*(k - 1) + 32*o +: 32]);
+      end
+    end
   endfunction
 
   /////////////
@@ -247,7 +262,7 @@ module roce_parse_icrc #(
                                            lane_at(ipc + 17'd10, bhi) | lane_at(ipc + 17'd11, bhi);
       ipm_start[v] = ipc[16:LB] == bhi;
       // state before the covered bytes when the beat holds ip_off: U_lead StatePrefix
-      ipm_init[32*v +: 32] = ipm_start[v] ? unzero_fast(StatePrefix, 8'(ipc[LB-1:0])) : StatePrefix;
+      ipm_init[32*v +: 32] = ipm_start[v] ? unzero_fast(StatePrefix, 8'(ipc[LB-1:0]), 0) : StatePrefix;
     end
   end
 
@@ -324,18 +339,25 @@ module roce_parse_icrc #(
   logic [7:0]  trail_q;     // trailing zero bytes in state_q (of the last covered beat)
   logic [31:0] state_d;
   logic [31:0] stored_q;
+  // state_q with the first unzero level applied (U_(trail_q mod 4) state_q), registered with
+  // it, so the output computes the remaining levels only: the whole unzero behind state_q was
+  // the head of the stage's deepest path, into the ICRC compare of the parse output
+  // (session 42)
+  logic [31:0] state_u_q;
 
   assign state_d = beat_fast(s1_start_q ? s1_init_q : state_q, s1_data_q);
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      state_q  <= 32'hFFFF_FFFF;
-      trail_q  <= 8'd0;
-      stored_q <= 32'h0;
+      state_q   <= 32'hFFFF_FFFF;
+      state_u_q <= 32'hFFFF_FFFF;  // U_0
+      trail_q   <= 8'd0;
+      stored_q  <= 32'h0;
     end else if (s1_valid_q) begin
       if (s1_any_q) begin
-        state_q <= state_d;
-        trail_q <= s1_trail_q;
+        state_q   <= state_d;
+        state_u_q <= unzero_low(state_d, s1_trail_q[1:0]);
+        trail_q   <= s1_trail_q;
       end
       for (int j = 0; j < 4; j++) begin
         if (s1_st_we_q[j]) stored_q[8*j +: 8] <= s1_st_data_q[8*j +: 8];
@@ -349,7 +371,7 @@ module roce_parse_icrc #(
 
   // (in always_comb: Yosys 0.70 infers latches for a function's loop variables in an assign)
   always_comb begin
-    icrc_o = ~unzero_fast(state_q, trail_q);
+    icrc_o = ~unzero_fast(state_u_q, trail_q, 1);
   end
   // Without Stored (the emit's ICRC patch, which writes the field instead of reading it) the
   // capture has no load and synthesis removes it with its byte selection (session 15).
