@@ -167,6 +167,22 @@ const MODELS: &[Model] = &[
         trace: false,
     },
     Model {
+        name: "common_fifo_sync_reg_4",
+        module: "common_fifo_sync",
+        filelist: "common/common_fifo_sync.f",
+        params: &[("Width", "16"), ("Depth", "4"), ("RegOut", "1")],
+        defines: &[],
+        trace: false,
+    },
+    Model {
+        name: "common_fifo_sync_reg_16",
+        module: "common_fifo_sync",
+        filelist: "common/common_fifo_sync.f",
+        params: &[("Width", "16"), ("Depth", "16"), ("RegOut", "1")],
+        defines: &[],
+        trace: false,
+    },
+    Model {
         name: "common_skid",
         module: "common_skid",
         filelist: "common/common_skid.f",

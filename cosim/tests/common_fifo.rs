@@ -1,7 +1,9 @@
-//! Co-simulation of `rtl/common/common_fifo_ram.sv` (block-RAM FWFT FIFO) against
-//! `rtl/common/common_fifo_sync.sv` (distributed RAM) and a `VecDeque`: the tops swap one for the
-//! other without a timing change, so every output (rvalid, rdata, wready, count) must be equal
-//! after every edge, under random push/pop rates from empty through full, for Depth 4 and 16.
+//! Co-simulation of `rtl/common/common_fifo_ram.sv` (block-RAM FWFT FIFO) and of
+//! `common_fifo_sync` with `RegOut = 1` (the head read a cycle ahead into a register) against
+//! `rtl/common/common_fifo_sync.sv` (distributed RAM, combinational read) and a `VecDeque`: the
+//! tops swap one for the other without a timing change, so every output (rvalid, rdata when
+//! rvalid, wready, count) must be equal after every edge, under random push/pop rates from empty
+//! through full, for Depth 4 and 16.
 #![allow(clippy::unwrap_used)]
 
 use std::collections::VecDeque;
@@ -66,6 +68,7 @@ impl Fifo {
 
 /// Random push/pop in phases that fill, hold and drain; returns the words popped.
 fn run(ram: Top, sync: Top, depth: u64, rng: &mut SplitMix64) -> usize {
+    let (na, nb) = (ram.name(), sync.name());
     let mut a = Fifo::new(ram);
     let mut b = Fifo::new(sync);
     let mut model: VecDeque<u16> = VecDeque::new();
@@ -89,7 +92,7 @@ fn run(ram: Top, sync: Top, depth: u64, rng: &mut SplitMix64) -> usize {
         });
         let pop = rng.next_u64() % 100 < pr;
         let (ra, rb) = (a.outs(), b.outs());
-        assert_eq!(ra, rb, "cycle {cycle}: common_fifo_ram vs common_fifo_sync");
+        assert_eq!(ra, rb, "cycle {cycle}: {na} vs {nb}");
         // reference: FWFT, write accepted when not full, read when not empty
         let (rvalid, rdata, wready, count) = ra;
         assert_eq!(count, model.len() as u64, "cycle {cycle}: count");
@@ -129,5 +132,17 @@ fn ram_fifo_matches_the_distributed_ram_fifo_edge_for_edge() {
     ] {
         let n = run(ram, sync, depth, &mut rng);
         assert!(n > 2_000, "{}: only {n} words went through", ram.name());
+    }
+}
+
+#[test]
+fn registered_head_fifo_matches_the_combinational_read_edge_for_edge() {
+    let mut rng = SplitMix64::new(seed(0xF1F1));
+    for (reg, sync, depth) in [
+        (Top::CommonFifoSyncReg4, Top::CommonFifoSync4, 4),
+        (Top::CommonFifoSyncReg16, Top::CommonFifoSync16, 16),
+    ] {
+        let n = run(reg, sync, depth, &mut rng);
+        assert!(n > 2_000, "{}: only {n} words went through", reg.name());
     }
 }

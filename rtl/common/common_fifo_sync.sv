@@ -13,7 +13,10 @@
 
 module common_fifo_sync #(
   parameter int unsigned Width = 8,   // data width
-  parameter int unsigned Depth = 16   // entries, power of two >= 2
+  parameter int unsigned Depth = 16,  // entries, power of two >= 2
+  // 1: rdata_o from a register (the head, read a cycle ahead: same values in every cycle as
+  // with 0, but the consumer's path starts at a flip-flop, not at the storage's read)
+  parameter bit          RegOut = 1'b0
 ) (
   input  wire logic             clk_i,
   input  wire logic             rst_ni,
@@ -42,7 +45,6 @@ module common_fifo_sync #(
 
   assign wready_o = (count_q != (AW+1)'(Depth));
   assign rvalid_o = (count_q != '0);
-  assign rdata_o  = mem_q[rptr_q];
   assign count_o  = count_q;
   assign wfire    = wvalid_i && wready_o;
   assign rfire    = rvalid_o && rready_i;
@@ -61,6 +63,29 @@ module common_fifo_sync #(
 
   always_ff @(posedge clk_i) begin
     if (wfire) mem_q[wptr_q] <= wdata_i;
+  end
+
+  if (RegOut) begin : gen_reg_out
+    // The head after the edge, mem[rptr'] with this cycle's write: both candidates (the head
+    // stays, or the next entry becomes it) read from registered addresses, and rfire, the
+    // consumer's handshake, only chooses between them at the end.
+    logic [AW-1:0]    rptr1_q;  // rptr_q + 1
+    logic [Width-1:0] head_q, stay, next;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        rptr1_q <= AW'(1);
+      end else if (rfire) begin
+        rptr1_q <= rptr1_q + 1'b1;
+      end
+    end
+    assign stay = (wfire && wptr_q == rptr_q)  ? wdata_i : mem_q[rptr_q];
+    assign next = (wfire && wptr_q == rptr1_q) ? wdata_i : mem_q[rptr1_q];
+    always_ff @(posedge clk_i) begin
+      head_q <= rfire ? next : stay;
+    end
+    assign rdata_o = head_q;
+  end else begin : gen_comb_out
+    assign rdata_o = mem_q[rptr_q];
   end
 
 endmodule

@@ -184,8 +184,9 @@ module rocesec_verify
   );
 
   common_fifo_sync #(
-    .Width (3),
-    .Depth (FinDepth)
+    .Width  (3),
+    .Depth  (FinDepth),
+    .RegOut (1'b1)  // (its read fed the key stage's commit: the verify top's deepest path)
   ) u_fin_q (
     .clk_i    (clk_i),
     .rst_ni   (rst_ni),

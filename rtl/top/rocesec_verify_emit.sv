@@ -118,7 +118,13 @@ module rocesec_verify_emit
   logic [127:0] jt_hash_q   [NumJobs];
   logic [127:0] jt_icv_q    [NumJobs];
   logic         jt_gend_q   [NumJobs];   // the frame has passed G
-  logic [16:0]  jt_flen_q   [NumJobs];   // its length (valid with gend)
+  // Its length against the ICV offset E (valid with gend): length >= E + 16 (the whole ICV is
+  // in the frame) and length >= E. Compared as the frame leaves G and kept as two bits, not
+  // the 17-bit length compared in the authentication walk: that walk's output is the key
+  // stage's verdict input, and the two compares behind the job-table read were the head of
+  // the verify top's critical path (session 39 route; session 42).
+  logic         jt_icv_in_q [NumJobs];
+  logic         jt_e_in_q   [NumJobs];
 
   slot_t wr_ptr, auth_ptr_q, g_ptr_q, ctr_ptr;
   logic [SlotW:0] auth_lag_q;   // jobs written, authentication not yet reported
@@ -271,14 +277,16 @@ module rocesec_verify_emit
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       for (int j = 0; j < NumJobs; j++) begin
-        jt_gend_q[j] <= 1'b0;
-        jt_flen_q[j] <= '0;
+        jt_gend_q[j]   <= 1'b0;
+        jt_icv_in_q[j] <= 1'b0;
+        jt_e_in_q[j]   <= 1'b0;
       end
     end else begin
       if (job_fire) jt_gend_q[wr_ptr] <= 1'b0;
       if (gend_we) begin
-        jt_gend_q[icv_slot] <= 1'b1;
-        jt_flen_q[icv_slot] <= gend_len;
+        jt_gend_q[icv_slot]   <= 1'b1;
+        jt_icv_in_q[icv_slot] <= gend_len >= {1'b0, go_job.eoff} + 17'd16;
+        jt_e_in_q[icv_slot]   <= gend_len >= {1'b0, go_job.eoff};
       end
     end
   end
@@ -463,9 +471,7 @@ module rocesec_verify_emit
   assign a_job = jt_q[auth_ptr_q];
 
   always_comb begin
-    logic [16:0] e;
     logic [127:0] tag;
-    e            = {1'b0, a_job.eoff};
     tag          = jt_hash_q[auth_ptr_q] ^ jt_ekj0;
     auth_valid_o = 1'b0;
     auth_ok_o    = 1'b0;
@@ -474,10 +480,10 @@ module rocesec_verify_emit
         auth_valid_o = 1'b1;
         auth_ok_o    = 1'b1;
       end else if (jt_gend_q[auth_ptr_q] && jt_ekj0_v[auth_ptr_q]) begin
-        if (jt_flen_q[auth_ptr_q] >= e + 17'd16) begin
+        if (jt_icv_in_q[auth_ptr_q]) begin
           auth_valid_o = jt_hash_v[auth_ptr_q];
           auth_ok_o    = (tag == jt_icv_q[auth_ptr_q]);
-        end else if (jt_flen_q[auth_ptr_q] >= e) begin
+        end else if (jt_e_in_q[auth_ptr_q]) begin
           auth_valid_o = jt_hash_v[auth_ptr_q];  // wait for the hash: it will come
         end else begin
           auth_valid_o = 1'b1;                      // truncated: no hash

@@ -117,6 +117,8 @@ models! {
     CommonFifoRam16 => "common_fifo_ram_16",
     CommonFifoSync4 => "common_fifo_sync_4",
     CommonFifoSync16 => "common_fifo_sync_16",
+    CommonFifoSyncReg4 => "common_fifo_sync_reg_4",
+    CommonFifoSyncReg16 => "common_fifo_sync_reg_16",
     CommonSkid => "common_skid",
     GhashMul1 => "ghash_mul_1",
     GhashMul2 => "ghash_mul_2",
