@@ -65,6 +65,19 @@ def flatten(netlist, top):
     cells = []
     names = {}
     counter = [0]
+    parent = {}           # nets joined through a submodule's aliased port bits
+
+    def find(x):
+        while parent.get(x, x) != x:
+            x = parent[x]
+        return x
+
+    def union(a, b):
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            if isinstance(rb, str):    # a constant stays the representative
+                ra, rb = rb, ra
+            parent[rb] = ra
 
     def walk(mname, prefix, bitmap):
         mod = mods[mname]
@@ -100,7 +113,10 @@ def flatten(netlist, top):
                     outer = conns.get(pname, [])
                     for i, b in enumerate(p["bits"]):
                         if isinstance(b, int) and i < len(outer):
-                            inner[b] = outer[i]
+                            if b in inner:     # one inner net on two ports: one net outside
+                                union(inner[b], outer[i])
+                            else:
+                                inner[b] = outer[i]
                 walk(ctype, prefix + cname + ".", inner)
             else:
                 src = c.get("attributes", {}).get("src", "")
@@ -110,8 +126,12 @@ def flatten(netlist, top):
     for pname, p in mods[top].get("ports", {}).items():
         for i, b in enumerate(p["bits"]):
             if isinstance(b, int):
-                top_bits[b] = ("port", pname, i)
+                top_bits[b] = ("port", pname, i, p.get("direction", "input"))
     walk(top, "", top_bits)
+    cells = [(n, t, {p: [find(b) for b in bits] for p, bits in conns.items()}, src)
+             for n, t, conns, src in cells]
+    names = {find(k): v for k, v in names.items()}
+    top_bits = {find(v): v for v in top_bits.values()}
     return cells, top_bits, names
 
 
@@ -128,7 +148,9 @@ def find_top(netlist):
 
 def analyse(cells, top_bits, names=None):
     """Longest paths: returns (endpoints sorted deepest first as (cells, ns, sink name, sink
-    port, path), unknown cell types). A path is a list of (cell name, type, src)."""
+    port, path), unknown cell types). A path is a list of (cell name, type, label).
+    top_bits: net -> ("port", name, index, direction) of the top's ports (outputs are
+    endpoints); names: net -> a name Yosys kept."""
     names = names or {}
     driver = {}           # bit -> (cell index, output port)
     unknown = set()
@@ -144,12 +166,6 @@ def analyse(cells, top_bits, names=None):
             unknown.add(ctype)
     memo = {}             # (cell, out) -> (depth, ns, prev (cell, out) or None)
     onstack = set()
-
-    def arrival(b):
-        """(depth, ns, key) of the latest arriving path at bit b."""
-        if b not in driver:
-            return (0, 0.52, None)     # a register output, a top input or a constant
-        return node(driver[b]) + (driver[b],)
 
     def node(key):
         if key in memo:
@@ -214,6 +230,12 @@ def analyse(cells, top_bits, names=None):
             if best is not None and best[0] > 0:
                 p = trace(best[2])
                 ends.append((best[0], best[1], name, port, p))
+    for net, port in top_bits.items():          # a top output driven by logic
+        if port[3] == "output" and net in driver:
+            d, ns = node(driver[net])[:2]
+            if d > 0:
+                ends.append((d, ns + ROUTE_NS, "port %s[%d]" % (port[1], port[2]), "",
+                             trace(driver[net])))
     ends.sort(key=lambda e: (-e[0], -e[1]))
     return ends, unknown
 
@@ -359,6 +381,26 @@ def self_test():
     depth = {e[2]: e[0] for e in ends}
     if depth.get("q1") != 2 or depth.get("q0") != 1 or unknown != {"MYSTERY"}:
         print("self-test FAILED: hierarchy %s, unknown %s" % (depth, unknown))
+        ok = False
+    # a pass-through submodule whose two ports are one net (assign y = a): FF -> LUT -> u.a,
+    # u.y -> LUT -> FF is 2 deep; a top output behind a LUT and a PFUMX select (C0) is an
+    # endpoint, 2 deep
+    thru = {"ports": {"a": {"direction": "input", "bits": [2]},
+                      "y": {"direction": "output", "bits": [2]}}, "cells": {}}
+    cells3 = dict([ff("f0", 9, 4), lut("l0", 4, 5), lut("l1", 6, 7), ff("f1", 7, 8),
+                   lut("l2", 8, 10)])
+    cells3["u"] = {"type": "thru", "connections": {"a": [5], "y": [6]}}
+    cells3["m"] = {"type": "PFUMX", "connections": {"ALUT": ["0"], "BLUT": ["0"], "C0": [10],
+                                                    "Z": [11]}}
+    alias = {"modules": {"t": {"attributes": {"top": 1},
+                               "ports": {"o": {"direction": "output", "bits": [11]}},
+                               "cells": cells3},
+                         "thru": thru}}
+    c, tb, _ = flatten(alias, find_top(alias))
+    ends, _ = analyse(c, tb)
+    depth = {e[2]: e[0] for e in ends}
+    if depth.get("f1") != 2 or depth.get("port o[0]") != 2:
+        print("self-test FAILED: aliased ports / top output %s" % depth)
         ok = False
     if ok:
         print("depth.py self-test: ok")

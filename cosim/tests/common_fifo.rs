@@ -67,10 +67,10 @@ impl Fifo {
 }
 
 /// Random push/pop in phases that fill, hold and drain; returns the words popped.
-fn run(ram: Top, sync: Top, depth: u64, rng: &mut SplitMix64) -> usize {
-    let (na, nb) = (ram.name(), sync.name());
-    let mut a = Fifo::new(ram);
-    let mut b = Fifo::new(sync);
+fn run(dut: Top, reference: Top, depth: u64, rng: &mut SplitMix64) -> usize {
+    let (na, nb) = (dut.name(), reference.name());
+    let mut a = Fifo::new(dut);
+    let mut b = Fifo::new(reference);
     let mut model: VecDeque<u16> = VecDeque::new();
     let mut next = 0u16;
     let mut popped = 0usize;
