@@ -3,7 +3,7 @@
 # depth.py: the deepest register-to-register paths of a mapped ECP5 netlist, before place and
 # route, with the RTL lines they run through.
 #
-# usage: scripts/depth.py NETLIST.json [--top N] [--min CELLS]
+# usage: scripts/depth.py NETLIST.json [--top N] [--min CELLS] [--under NAME]
 #        scripts/depth.py --self-test
 #   NETLIST.json  Yosys JSON after synth_ecp5 (LUT4, PFUMX, L6MUX21, CCU2C, TRELLIS_FF, ...),
 #                 hierarchical or flat: instances of modules defined in the file are walked
@@ -11,6 +11,8 @@
 #                 they are.
 #   --top N       print the N deepest endpoints (default 15), each with its path
 #   --min CELLS   also print how many endpoints have a path of at least CELLS logic cells
+#   --under NAME  count and print only endpoints inside instance NAME (e.g.
+#                 u_dut.u_verify.u_parse: the parse stage inside a flattened top)
 # Exit 0; 1 on an unreadable netlist or a combinational loop; 2 on bad usage.
 #
 # Why: nextpnr reports one critical path per clock and takes minutes to hours on a stage or a
@@ -31,6 +33,7 @@
 # Cells whose type the script does not know are treated as sequential (a path ends and
 # starts there) and named in a warning.
 import json
+import signal
 import sys
 from collections import defaultdict
 
@@ -274,11 +277,13 @@ def main(argv):
     if len(argv) >= 1 and argv[0] == "--self-test":
         return self_test()
     args = list(argv)
-    top_n, min_cells, path = 15, None, None
+    top_n, min_cells, path, under = 15, None, None, None
     while args:
         a = args.pop(0)
         if a == "--top" and args:
             top_n = int(args.pop(0))
+        elif a == "--under" and args:
+            under = args.pop(0).rstrip(".") + "."
         elif a == "--min" and args:
             min_cells = int(args.pop(0))
         elif path is None and not a.startswith("--"):
@@ -302,6 +307,8 @@ def main(argv):
     cells, top_bits, names = flatten(netlist, top)
     try:
         ends, unknown = analyse(cells, top_bits, names)
+        if under is not None:
+            ends = [e for e in ends if e[2].startswith(under)]
     except ValueError as e:
         print("depth.py: %s" % e, file=sys.stderr)
         return 1
@@ -327,7 +334,7 @@ def main(argv):
     return 0
 
 
-__doc_usage__ = "usage: scripts/depth.py NETLIST.json [--top N] [--min CELLS] | --self-test"
+__doc_usage__ = "usage: scripts/depth.py NETLIST.json [--top N] [--min CELLS] [--under NAME] | --self-test"
 
 
 def self_test():
@@ -408,4 +415,5 @@ def self_test():
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)   # (output piped into head: no traceback)
     sys.exit(main(sys.argv[1:]))

@@ -42,8 +42,9 @@ OUT=.cache/stage
 # stage | module | file list | parameters (name=value, space separated)
 # The emit and parse stages run with their defaults (LANES = 1): `hierarchy -chparam LANES 1`
 # on them trips a Yosys 0.70 assertion (rtlil_bufnorm.cc:679, modules_.count(module->name)).
+# So does `-chparam NumQps 16` on the protect key stage since session 42; 16 is its default.
 STAGES=(
-  "protect_key|rocesec_protect_key|rtl/top/rocesec_protect_axil.f|"  # NumQps 16 by default: -chparam trips Yosys 0.70 here (rtlil_bufnorm.cc:679, session 42)
+  "protect_key|rocesec_protect_key|rtl/top/rocesec_protect_axil.f|"
   "verify_key|rocesec_verify_key|rtl/top/rocesec_verify_axil.f|NumQps=16"
   "protect_emit|rocesec_protect_emit|rtl/top/rocesec_protect_axil.f|"
   "verify_emit|rocesec_verify_emit|rtl/top/rocesec_verify_axil.f|"

@@ -324,23 +324,24 @@ module roce_parse
   // until then three sums, one per VLAN count, were added and one was picked afterwards)
   logic [2:0] x_vlan_oh_q;
   logic [3:0] x_ihl_q;
-  // ... and the L2 view of the window and its EtherType class (IPv4, IPv6, RoCEv1), so that the
-  // extraction's checks start from registers, not from the tag comparisons on win_q (session
-  // 42; l2_of(win_q) is what c_l2 was when win_q was written)
-  logic [1:0] x_vlans_q;
-  logic [7:0] x_ip_off_q;
+  // ... and the window's EtherType class (IPv4, IPv6, RoCEv1), so that the extraction's checks
+  // start from registers, not from the tag comparisons on win_q (session 42; l2_of(win_q) is
+  // what c_l2 was when win_q was written). The VLAN count and IP offset follow from
+  // x_vlan_oh_q (x_vlans, x_ip_off).
   logic       x_v4_q, x_v6_q, x_ib_q;
+  logic [1:0] x_vlans;
+  logic [7:0] x_ip_off;
   always_ff @(posedge clk_i) begin
     if (fire) begin
       x_vlan_oh_q <= 3'b001 << c_l2.vlans;
       x_ihl_q     <= c_vihl[3:0];
-      x_vlans_q   <= c_l2.vlans;
-      x_ip_off_q  <= c_l2.ip_off;
       x_v4_q      <= c_l2.ethertype == roce_parse_pkg::EtherTypeIpv4;
-      x_v6_q      <= c_l2.ethertype == roce_parse_pkg::EtherTypeIpv6;
+      x_v6_q      <= c_ipv6;
       x_ib_q      <= c_l2.ethertype == roce_parse_pkg::EtherTypeIb;
     end
   end
+  assign x_vlans  = {x_vlan_oh_q[2], x_vlan_oh_q[1]};
+  assign x_ip_off = 8'd14 + {4'h0, x_vlans, 2'b00};
 
   //////////
   // ICRC //
@@ -664,15 +665,15 @@ module roce_parse
     ext     = '0;
     done    = 1'b0;
     len     = {1'b0, ev_len_q};
-    ip_off  = {9'h0, x_ip_off_q};
-    l3      = l3_of(win_q, x_vlans_q);
+    ip_off  = {9'h0, x_ip_off};
+    l3      = l3_of(win_q, x_vlans);
     vihl    = vb(l3, 0);
     frag    = vb(l3, 6);
     ihl     = vihl[3:0];
     ext_unused_frag = frag[7:6];
     ext.ipv6       = x_v6_q;
-    ext.vlans      = x_vlans_q;
-    ext.ip_off     = x_ip_off_q;
+    ext.vlans      = x_vlans;
+    ext.ip_off     = x_ip_off;
     ext.frame_len  = ev_len_q;
     hl      = ext.ipv6 ? 17'd40 : {11'h0, ihl, 2'b00};
     total   = 17'd0;
@@ -683,8 +684,8 @@ module roce_parse
       ext.kind = roce_parse_pkg::KindMalformed;
       ext.err  = roce_parse_pkg::ErrTruncated;
       done     = 1'b1;
-    end else if ((x_vlans_q != 2'd0 && len < 17'd18) ||  // a tag at byte 12
-                 (x_vlans_q == 2'd2 && len < 17'd22)) begin
+    end else if ((x_vlans != 2'd0 && len < 17'd18) ||  // a tag at byte 12
+                 (x_vlans == 2'd2 && len < 17'd22)) begin
       ext.kind = roce_parse_pkg::KindMalformed;
       ext.err  = roce_parse_pkg::ErrTruncated;
       done     = 1'b1;

@@ -165,15 +165,16 @@ module roce_parse_icrc #(
   endfunction
 
   // U_n c as ULevels steps, one per base-4 digit of n (each a 4:1 choice of XOR networks), so
-  // 3·ULevels matrices are built instead of BeatBytes − 1. unzero_fast(c, n, f) takes the
-  // digits from level f on (the levels below f applied already: U_n is their product, and
-  // the levels commute).
-  function automatic logic [31:0] unzero_fast(logic [31:0] c, logic [7:0] n, int unsigned f);
+  // 3·ULevels matrices are built instead of BeatBytes − 1. unzero_fast(c, n, lo, hi) applies
+  // the digits of levels lo .. hi - 1 only (U_n is the product of its digits' matrices, and
+  // they commute, so the levels can be split around a register).
+  function automatic logic [31:0] unzero_fast(logic [31:0] c, logic [7:0] n, int unsigned lo,
+                                              int unsigned hi);
     logic [31:0] x, y;
     logic [1:0]  d;
     x = c;
     for (int l = 0; l < ULevels; l++) begin
-      if (l >= f) begin
+      if (l >= lo && l < hi) begin
         d = n[2*l +: 2];
         y = x;
         for (int k = 1; k < 4; k++) begin
@@ -185,16 +186,6 @@ module roce_parse_icrc #(
       end
     end
     unzero_fast = x;
-  endfunction
-
-  // U_(n mod 4) c: the first level alone
-  function automatic logic [31:0] unzero_low(logic [31:0] c, logic [1:0] d);
-    unzero_low = c;
-    for (int k = 1; k < 4; k++) begin
-      if (d == 2'(k)) begin
-        for (int o = 0; o < 32; o++) unzero_low[o] = ^(c & MatU[1024*(k - 1) + 32*o +: 32]);
-      end
-    end
   endfunction
 
   /////////////
@@ -262,7 +253,7 @@ module roce_parse_icrc #(
                                            lane_at(ipc + 17'd10, bhi) | lane_at(ipc + 17'd11, bhi);
       ipm_start[v] = ipc[16:LB] == bhi;
       // state before the covered bytes when the beat holds ip_off: U_lead StatePrefix
-      ipm_init[32*v +: 32] = ipm_start[v] ? unzero_fast(StatePrefix, 8'(ipc[LB-1:0]), 0) : StatePrefix;
+      ipm_init[32*v +: 32] = ipm_start[v] ? unzero_fast(StatePrefix, 8'(ipc[LB-1:0]), 0, ULevels) : StatePrefix;
     end
   end
 
@@ -356,7 +347,7 @@ module roce_parse_icrc #(
     end else if (s1_valid_q) begin
       if (s1_any_q) begin
         state_q   <= state_d;
-        state_u_q <= unzero_low(state_d, s1_trail_q[1:0]);
+        state_u_q <= unzero_fast(state_d, s1_trail_q, 0, 1);
         trail_q   <= s1_trail_q;
       end
       for (int j = 0; j < 4; j++) begin
@@ -371,7 +362,7 @@ module roce_parse_icrc #(
 
   // (in always_comb: Yosys 0.70 infers latches for a function's loop variables in an assign)
   always_comb begin
-    icrc_o = ~unzero_fast(state_u_q, trail_q, 1);
+    icrc_o = ~unzero_fast(state_u_q, trail_q, 1, ULevels);
   end
   // Without Stored (the emit's ICRC patch, which writes the field instead of reading it) the
   // capture has no load and synthesis removes it with its byte selection (session 15).
