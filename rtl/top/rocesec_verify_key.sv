@@ -291,17 +291,17 @@ module rocesec_verify_key
   logic         sel_qp_found, sel_qp_free_found;
   logic [QW-1:0] sel_qp_idx;
 
-  // Entry state (identity not included) at two read ports, 0: D1's identity match, 1: the
-  // entry of the verdict queue's next head; both reads are registered (p1_word_q, vh_word_q).
+  // Entry state (identity not included) at three read ports, 0: D1's identity match, 1: the
+  // entry of the slot after the verdict queue's head, 2: stage J's entry; the reads are
+  // registered (p1_word_q; vh_word_q from port 1 or 2).
   // Epoch and next come from the registers, the rest from the RAM (zero while the entry is
   // fresh, RxQp::new); together they are the low fields of rxqp_t.
   localparam int unsigned RdW = 8 + 1 + StW;
   logic [QW-1:0]  match_idx;
-  logic [QW-1:0]  rd_idx  [2];
-  logic [QW-1:0]  vh_idx_d;
+  logic [QW-1:0]  rd_idx  [3];
   logic [RdW-1:0] vh_word_q;             // the head's entry (epoch, next, RAM part)
   logic [RdW-1:0] p1_word_q;             // D1: the matched entry's state (see "Stage D2")
-  logic [RdW-1:0] rd_word [2];           // each port's read, this cycle's commit bypassed in
+  logic [RdW-1:0] rd_word [3];           // each port's read, this cycle's commit bypassed in
   rxqp_t          sel_rd, cur_rd;
 
   // Stage D1 (the cycle after d_q is loaded): what depends only on d_q and the tables. The
@@ -457,11 +457,10 @@ module rocesec_verify_key
   // in D2 and in every later cycle the header waits the register holds the entry's state
   // after every commit made before that cycle: the value the RAM read at D1's index in that
   // cycle gave before (at d30da39: the read, D2's window compares and classification, in one
-  // cycle). Port 1: the entry of the verdict queue's next head (vh_word_q).
+  // cycle). Ports 1 and 2: the candidates for the verdict queue's next head (vh_word_q).
   assign rd_idx[0] = match_idx;
-  assign rd_idx[1] = vh_idx_d;
 
-  for (genvar p = 0; p < 2; p++) begin : gen_rd
+  for (genvar p = 0; p < 3; p++) begin : gen_rd
     assign rd_word[p] = (qp_we && v_idx == rd_idx[p]) ? qp_wword :
                         {qp_epoch_v[rd_idx[p]], qp_next_v[rd_idx[p]],
                          qp_fresh_v[rd_idx[p]] ? StW'(0) : st_mem[rd_idx[p]]};
@@ -951,24 +950,38 @@ module rocesec_verify_key
                      qp_wdata.cont_valid, qp_wdata.cont_rkey, qp_wdata.cont_level,
                      qp_wdata.cont_index};
 
-  // Verdict queue head, registered. The commit is a read-modify-write of the head's entry; the
-  // read is made a cycle ahead, at the index of the frame that is the head in the next cycle
-  // (the slot after the head when the head leaves, else the head; stage J's frame when it is
-  // pushed into that slot), and this cycle's commit is bypassed into it when it writes the
-  // same entry. So the commit (vh_word_q, vh_pn_q: registers → the window's two compares →
-  // the write) does not run through the RAM read (at d30da39 the stage's critical path: the
-  // head's index, the read, the compare, the write). The word is exact for every head whose
-  // commit can happen (a processed frame): its entry was allocated when the frame was
-  // decided, at least two cycles before its push, and from then on only its commits change
-  // it. For other heads (an unused value) it may read a free entry.
-  logic [VW-1:0] vh_slot;  // the head's slot in the next cycle
-  logic          vh_push;  // stage J's frame is pushed into it (push needs room: it is empty)
-  assign vh_slot = fin_take ? vq_head_q + 1'b1 : vq_head_q;
-  assign vh_push = vq_push && vq_tail_q == vh_slot;
-
-  logic [47:0]   vh_pn_d;
-  assign vh_idx_d = vh_push ? qp_idx_q : vq_idx_q[vh_slot];
-  assign vh_pn_d  = vh_push ? jd_q.sec_pn : vq_pn_q[vh_slot];
+  // Verdict queue head, registered. The commit is a read-modify-write of the head's entry
+  // (vh_word_q, vh_pn_q, vh_pnm_q: registers → the window's two compares → the write), so it
+  // does not run through a RAM read (at d30da39 the stage's critical path: the head's index,
+  // the read, the compare, the write). The registers load only when the head changes: when it
+  // leaves (fin_take) they take the slot after it, or stage J's frame when that is pushed into
+  // that slot; when the queue is empty they take a frame pushed into the head slot; else they
+  // hold. Both candidates are read every cycle at indices that come from registers (port 1:
+  // the entry of the slot after the head, port 2: stage J's entry), with this cycle's commit
+  // bypassed in when it writes the same entry, so the verdict (fin_take, qp_we) only selects
+  // and enables (session 43; until then the index of the next head was chosen by fin_take and
+  // then read: auth_ok_i → fin_take → the slot → the index → the RAM read → the bypass →
+  // vh_word_q, 24 cells, the deepest path of the 9a52254 verify top). Holding is exact for
+  // every head whose commit can happen (a processed frame): its entry was allocated when the
+  // frame was decided, at least two cycles before its push, and from then on only its own
+  // commits change it, and a commit needs the frame at the head, where it leaves. For other
+  // heads (an unused value) the registers may hold anything.
+  logic [VW-1:0] vh_next;   // the slot after the head
+  logic [QW-1:0] vh_idx_n;  // its entry
+  logic          vh_load;   // the head changes at this edge
+  logic          vh_from_j; // ... to stage J's frame, pushed into the new head's slot
+  logic [47:0]   vh_pn_n;
+  logic [48:0]   vh_pnm_n, vh_pnm_j;
+  assign vh_next   = vq_head_q + 1'b1;
+  assign vh_idx_n  = vq_idx_q[vh_next];
+  assign vh_pn_n   = vq_pn_q[vh_next];
+  assign vh_pnm_n  = {1'b0, vh_pn_n} - 49'd64;  // (bit 48 set: PN < 64)
+  assign vh_pnm_j  = {1'b0, jd_q.sec_pn} - 49'd64;
+  // a push into the head's own slot needs an empty queue (tail = head and room), so no fin_take
+  assign vh_load   = fin_take || (vq_push && vq_tail_q == vq_head_q);
+  assign vh_from_j = vq_push && (fin_take ? vq_tail_q == vh_next : 1'b1);
+  assign rd_idx[1] = vh_idx_n;
+  assign rd_idx[2] = qp_idx_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -976,11 +989,11 @@ module rocesec_verify_key
       vh_pn_q   <= '0;
       vh_pnm_q  <= '0;
       vh_word_q <= '0;
-    end else begin
-      vh_idx_q  <= vh_idx_d;
-      vh_word_q <= rd_word[1];
-      vh_pn_q   <= vh_pn_d;
-      vh_pnm_q  <= {1'b0, vh_pn_d} - 49'd64;  // (bit 48 set: PN < 64)
+    end else if (vh_load) begin
+      vh_idx_q  <= vh_from_j ? qp_idx_q    : vh_idx_n;
+      vh_word_q <= vh_from_j ? rd_word[2]  : rd_word[1];
+      vh_pn_q   <= vh_from_j ? jd_q.sec_pn : vh_pn_n;
+      vh_pnm_q  <= vh_from_j ? vh_pnm_j    : vh_pnm_n;
     end
   end
 
