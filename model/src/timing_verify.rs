@@ -25,7 +25,8 @@
 //! → S1 register → S4a (ICRC input) → S4u (CRC) → S4 (ICRC patch; the last beat waits for the
 //! final verdict) → S5 output frame FIFO (cut-through: committed as written; store-and-forward:
 //! committed at a good last beat, rewound at a bad one) → output register. The verdict of the
-//! verdict-queue head is taken once its final descriptor and its authentication result (frame through G, E_K(J0), hash) are in.
+//! verdict-queue head is taken once its final descriptor and its authentication result (frame
+//! through G, E_K(J0), hash; registered by the emit, so a cycle after those are in) are in.
 //!
 //! Not modelled: the IPv4/UDP length-overflow rejection and the RTL's table limits (RX QP state
 //! table full, no PD key slot), as in the protect layer.
@@ -484,6 +485,9 @@ struct Key {
     /// Verdict queue: frames `vq_head..vq_tail` decided, verdict pending.
     vq_head: usize,
     vq_tail: usize,
+    /// The emit's authentication result for the head, registered (`auth_valid_q`): its
+    /// inputs were in during the last cycle and it was the head then, no take in between.
+    auth_q: bool,
 }
 
 /// Stage `emit`: job table, G, delay FIFO, S1, S4, S5 and the output register.
@@ -566,6 +570,7 @@ pub fn predict(
         conflict_cycles: 0,
         vq_head: 0,
         vq_tail: 0,
+        auth_q: false,
     };
     let mut crypto = Crypto::default();
     let mut emit = Emit {
@@ -838,19 +843,26 @@ pub fn predict(
         );
 
         // ---- key stage: verdict of the verdict-queue head (fin_take) ----
+        // The emit's authentication walk registers its result (`auth_valid_q`, session 43): the
+        // head's verdict is taken in cycle c only if its inputs (frame through G, E_K(J0),
+        // hash) were in at c - 1 and it was the head then. So it comes one cycle after its
+        // inputs, and never in the cycle right after a take.
+        let mut auth_d = false;
         if vq_count0 > 0 {
             let h = vq_head0;
             let fin = parse.fq.front().is_some_and(|e| e.0 == h && e.1 <= c);
             let pl = &plans[h];
-            let auth = !pl.process
+            auth_d = !pl.process
                 || (gend_vis[h] <= c && ekj0_vis[h] <= c && (!pl.needs_hash || hash_vis[h] <= c));
-            if fin && auth {
+            if fin && key.auth_q {
                 parse.fq.pop_front();
                 key.vq_head += 1;
                 done_vis[h] = c + ep.done_cycles;
                 res.frames[h].verdict = c;
+                auth_d = false;
             }
         }
+        key.auth_q = auth_d;
 
         // ---- key stage: stage J (key fetch, job issue) ----
         let hq_front = parse.hq.front().filter(|e| e.1 <= c).map(|e| e.0);

@@ -470,35 +470,52 @@ module rocesec_verify_emit
 
   assign a_job = jt_q[auth_ptr_q];
 
+  // The result for the slot at auth_ptr_q is computed from the job table and registered
+  // (auth_valid_q, auth_ok_q), so the key stage's verdict starts at flip-flops (session 43:
+  // the LUT-RAM reads, the 128-bit tag compare, the verdict, the QP-state commit and its
+  // bypass into the key stage's read registers were one path, 22 cells, the deepest of the
+  // 1491c9f verify top). A result is reported a cycle after its inputs are in, and not in the
+  // cycle after a pop (the register then holds the old slot's result, masked): the timing
+  // layer models both (model/src/timing_verify.rs, `auth_q`).
+  logic auth_valid_d, auth_ok_d, auth_valid_q, auth_ok_q, auth_pop;
+
   always_comb begin
     logic [127:0] tag;
     tag          = jt_hash_q[auth_ptr_q] ^ jt_ekj0;
-    auth_valid_o = 1'b0;
-    auth_ok_o    = 1'b0;
+    auth_valid_d = 1'b0;
+    auth_ok_d    = 1'b0;
     if (auth_lag_q != '0) begin
       if (!a_job.protect) begin
-        auth_valid_o = 1'b1;
-        auth_ok_o    = 1'b1;
+        auth_valid_d = 1'b1;
+        auth_ok_d    = 1'b1;
       end else if (jt_gend_q[auth_ptr_q] && jt_ekj0_v[auth_ptr_q]) begin
         if (jt_icv_in_q[auth_ptr_q]) begin
-          auth_valid_o = jt_hash_v[auth_ptr_q];
-          auth_ok_o    = (tag == jt_icv_q[auth_ptr_q]);
+          auth_valid_d = jt_hash_v[auth_ptr_q];
+          auth_ok_d    = (tag == jt_icv_q[auth_ptr_q]);
         end else if (jt_e_in_q[auth_ptr_q]) begin
-          auth_valid_o = jt_hash_v[auth_ptr_q];  // wait for the hash: it will come
+          auth_valid_d = jt_hash_v[auth_ptr_q];  // wait for the hash: it will come
         end else begin
-          auth_valid_o = 1'b1;                      // truncated: no hash
+          auth_valid_d = 1'b1;                      // truncated: no hash
         end
       end
     end
   end
 
+  assign auth_valid_o = auth_valid_q;
+  assign auth_ok_o    = auth_ok_q;
+  assign auth_pop     = auth_valid_q && auth_ready_i;
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      auth_ptr_q <= '0;
-      auth_lag_q <= '0;
+      auth_ptr_q   <= '0;
+      auth_lag_q   <= '0;
+      auth_valid_q <= 1'b0;
+      auth_ok_q    <= 1'b0;
     end else begin
-      auth_lag_q <= auth_lag_q + (SlotW+1)'(job_fire) - (SlotW+1)'(auth_valid_o && auth_ready_i);
-      if (auth_valid_o && auth_ready_i) auth_ptr_q <= auth_ptr_q + 1'b1;
+      auth_lag_q   <= auth_lag_q + (SlotW+1)'(job_fire) - (SlotW+1)'(auth_pop);
+      auth_valid_q <= auth_valid_d && !auth_pop;
+      auth_ok_q    <= auth_ok_d;
+      if (auth_pop) auth_ptr_q <= auth_ptr_q + 1'b1;
     end
   end
 
