@@ -174,11 +174,14 @@ module ghash_core #(
       end
     end
 
+    // The block and its tag load in every cycle, not only with in_valid_i: their one reader is
+    // the multiplier, whose products carry in_valid_q along and are used only when it is set
+    // (as ghash_mul's own data registers). With the enable, in_valid_i (the feed's block
+    // decision, deep control) selected the D of 128 + TagWidth flip-flops; the feed's paths
+    // into in_data_q were the deepest of the protect top at e8272a6 (17 cells).
     always_ff @(posedge clk_i) begin
-      if (in_valid_i) begin
-        in_tag_q  <= in_tag_i;
-        in_data_q <= in_data_i;
-      end
+      in_tag_q  <= in_tag_i;
+      in_data_q <= in_data_i;
     end
 
     //////////////////////////
