@@ -493,6 +493,8 @@ struct Key {
 /// Stage `emit`: job table, G, delay FIFO, S1, S4, S5 and the output register.
 struct Emit {
     in_flight: usize,
+    /// `u_pkt_skid` (between the packet FIFO and G) holds a beat: the front of `parse.fifo`.
+    pskid: bool,
     /// G register: beat and GHASH blocks still to feed.
     g: Option<(Beat, u32)>,
     /// Frame whose length block is pending in `rocesec_ghash_feed` (`len_pend_q`).
@@ -575,6 +577,7 @@ pub fn predict(
     let mut crypto = Crypto::default();
     let mut emit = Emit {
         in_flight: 0,
+        pskid: false,
         g: None,
         len_pend: None,
         gq: VecDeque::new(),
@@ -602,7 +605,9 @@ pub fn predict(
     while resolved < n {
         let stim = traffic.draw(rng);
         // Registered state at the start of the cycle.
-        let pkt_count0 = parse.fifo.len();
+        // `parse.fifo` holds the beats of the packet FIFO and the one in `u_pkt_skid` (its front)
+        let pkt_avail0 = !parse.fifo.is_empty();
+        let pkt_count0 = parse.fifo.len() - usize::from(emit.pskid);
         let hq_count0 = parse.hq.iter().filter(|e| e.1 <= c).count();
         let fq_count0 = parse.fq.iter().filter(|e| e.1 <= c).count();
         let ks_count0 = crypto.ks_count;
@@ -817,11 +822,13 @@ pub fn predict(
                 }
             }
         }
-        if emit.g.is_none() && pkt_count0 > 0 {
+        let mut g_took = false;
+        if emit.g.is_none() && pkt_avail0 {
             // input walker: a frame enters once its job is in the table (g_lag_q)
             if let Some(&(f, k)) = parse.fifo.front() {
                 if emit.g_mid || job_vis[f] <= c {
                     parse.fifo.pop_front();
+                    g_took = true;
                     let last = k + 1 >= plans[f].in_beats;
                     emit.g_mid = !last;
                     let fe = plans[f].feeds.get(k).copied().unwrap_or(0);
@@ -829,6 +836,9 @@ pub fn predict(
                 }
             }
         }
+        // u_pkt_skid (registered ready): the FIFO pops into it while it is empty, and the beat
+        // stays there unless the walker takes it in this cycle
+        emit.pskid = (emit.pskid || pkt_count0 > 0) && !g_took;
 
         // ---- crypto: CTR generator and AES pipeline ----
         crypto.step(

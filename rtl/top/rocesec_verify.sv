@@ -114,6 +114,8 @@ module rocesec_verify
   logic [128*LANES-1:0] in_data;
   logic [16*LANES-1:0]  in_keep;
   logic [$clog2(FifoBeats):0] unused_fifo_count;
+  logic                 pf_valid, pf_ready;
+  logic [144*LANES:0]   pf_data;
 
   common_fifo_ram #(  // block RAM, same cycle behaviour as common_fifo_sync
     .Width (144 * LANES + 1),
@@ -124,10 +126,28 @@ module rocesec_verify
     .wvalid_i (fire),
     .wready_o (fifo_wready),
     .wdata_i  ({s_axis_tlast_i, s_axis_tkeep_i, s_axis_tdata_i}),
-    .rvalid_o (in_valid),
-    .rready_i (in_ready),
-    .rdata_o  ({in_last, in_keep, in_data}),
+    .rvalid_o (pf_valid),
+    .rready_i (pf_ready),
+    .rdata_o  (pf_data),
     .count_o  (unused_fifo_count)
+  );
+
+  // Skid between the packet FIFO and the emit's input walker (session 43): the FIFO pops on a
+  // registered ready, so the walker's ready (the GHASH feed's block decisions) no longer runs
+  // into the FIFO's head registers and block-RAM address (the deepest path of the 496db73
+  // verify top by logic delay). The walker sees every beat in the cycle it would have; the
+  // FIFO holds one beat fewer while the skid holds one (the timing layer's `pskid`).
+  common_skid #(
+    .Width (144 * LANES + 1)
+  ) u_pkt_skid (
+    .clk_i     (clk_i),
+    .rst_ni    (rst_ni),
+    .s_valid_i (pf_valid),
+    .s_ready_o (pf_ready),
+    .s_data_i  (pf_data),
+    .m_valid_o (in_valid),
+    .m_ready_i (in_ready),
+    .m_data_o  ({in_last, in_keep, in_data})
   );
 
   ///////////
