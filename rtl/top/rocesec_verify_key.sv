@@ -961,9 +961,9 @@ module rocesec_verify_key
   // bypassed in when it writes the same entry, so the verdict (fin_take, qp_we) only selects
   // and enables (session 43; until then the index of the next head was chosen by fin_take and
   // then read: auth_ok_i → fin_take → the slot → the index → the RAM read → the bypass →
-  // vh_word_q, 24 cells, the deepest path of the 9a52254 verify top). Holding is exact for
+  // vh_word_q, 23 cells, the deepest path of the 4a01841 verify top). Holding is exact for
   // every head whose commit can happen (a processed frame): its entry was allocated when the
-  // frame was decided, at least two cycles before its push, and from then on only its own
+  // frame was decided, before its push, and from then on only its own
   // commits change it, and a commit needs the frame at the head, where it leaves. For other
   // heads (an unused value) the registers may hold anything.
   logic [VW-1:0] vh_next;   // the slot after the head
@@ -1032,8 +1032,9 @@ module rocesec_verify_key
   // (epoch, next, replay window, continuation key) by the allocation (RxQp::new) and by every
   // commit. Allocation and commit never address the same entry in one cycle (a free one, a
   // valid one). The replay window and continuation key live in a RAM written by commits only
-  // and read asynchronously at two indices (D1's match, the verdict queue's next head):
-  // an FPGA maps it to distributed RAM (TRELLIS_DPR16X4 on the ECP5), one copy per read port.
+  // and read asynchronously at three indices (D1's match; the slot after the verdict queue's
+  // head and stage J's entry, the candidates for the head's registers): an FPGA maps it to
+  // distributed RAM (TRELLIS_DPR16X4 on the ECP5), one copy per read port.
   // An allocation sets the entry's fresh bit instead of writing the RAM, and its first commit
   // clears it. The RAM has no reset: a word is read only after a commit wrote it.
   always_ff @(posedge clk_i) begin
