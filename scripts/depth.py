@@ -3,7 +3,8 @@
 # depth.py: the deepest register-to-register paths of a mapped ECP5 netlist, before place and
 # route, with the RTL lines they run through.
 #
-# usage: scripts/depth.py NETLIST.json [--top N] [--min CELLS] [--under NAME]
+# usage: scripts/depth.py NETLIST.json [--top N] [--min CELLS] [--min-ns NS] [--by-ns]
+#                          [--under NAME]
 #        scripts/depth.py --self-test
 #   NETLIST.json  Yosys JSON after synth_ecp5 (LUT4, PFUMX, L6MUX21, CCU2C, TRELLIS_FF, ...),
 #                 hierarchical or flat: instances of modules defined in the file are walked
@@ -11,6 +12,9 @@
 #                 they are.
 #   --top N       print the N deepest endpoints (default 15), each with its path
 #   --min CELLS   also print how many endpoints have a path of at least CELLS logic cells
+#   --min-ns NS   also print how many endpoints have an estimate of at least NS ns
+#   --by-ns       list the endpoints by the estimate instead of the cell count (each
+#                 endpoint's estimate is that of its deepest path in cells)
 #   --under NAME  count and print only endpoints inside instance NAME (e.g.
 #                 u_dut.u_verify.u_parse: the parse stage inside a flattened top)
 # Exit 0; 1 on an unreadable netlist or a combinational loop; 2 on bad usage.
@@ -277,7 +281,7 @@ def main(argv):
     if len(argv) >= 1 and argv[0] == "--self-test":
         return self_test()
     args = list(argv)
-    top_n, min_cells, path, under = 15, None, None, None
+    top_n, min_cells, min_ns, by_ns, path, under = 15, None, None, False, None, None
     while args:
         a = args.pop(0)
         if a == "--top" and args:
@@ -286,6 +290,10 @@ def main(argv):
             under = args.pop(0).rstrip(".") + "."
         elif a == "--min" and args:
             min_cells = int(args.pop(0))
+        elif a == "--min-ns" and args:
+            min_ns = float(args.pop(0))
+        elif a == "--by-ns":
+            by_ns = True
         elif path is None and not a.startswith("--"):
             path = a
         else:
@@ -320,6 +328,11 @@ def main(argv):
     if min_cells is not None:
         print("endpoints with >= %d logic cells: %d" %
               (min_cells, sum(1 for e in ends if e[0] >= min_cells)))
+    if min_ns is not None:
+        print("endpoints with an estimate >= %.1f ns: %d" %
+              (min_ns, sum(1 for e in ends if e[1] >= min_ns)))
+    if by_ns:
+        ends = by_estimate(ends)
     seen = set()
     shown = 0
     for d, ns, name, port, p in ends:
@@ -334,7 +347,13 @@ def main(argv):
     return 0
 
 
-__doc_usage__ = "usage: scripts/depth.py NETLIST.json [--top N] [--min CELLS] [--under NAME] | --self-test"
+__doc_usage__ = ("usage: scripts/depth.py NETLIST.json [--top N] [--min CELLS] [--min-ns NS] "
+                 "[--by-ns] [--under NAME] | --self-test")
+
+
+def by_estimate(ends):
+    """The endpoints of analyse() ordered by the estimate in ns, then by cells."""
+    return sorted(ends, key=lambda e: (-e[1], -e[0]))
 
 
 def self_test():
@@ -371,6 +390,13 @@ def self_test():
             ok = False
     if unknown:
         print("self-test FAILED: unknown %s" % unknown)
+        ok = False
+    # by the estimate the carry path (a LUT, then a carry cell entered outside CIN, 0.45 ns)
+    # outranks the 3-cell path whose PFUMX is fed on a dedicated input (no net), which
+    # outranks the two LUTs
+    order = [e[2] for e in by_estimate(ends)]
+    if order != ["r2", "r3", "r1"]:
+        print("self-test FAILED: by estimate %s, want r2, r3, r1" % order)
         ok = False
     # hierarchy: the two-LUT path with its second LUT inside an instance of module "s"
     # (port a in, z out) is still 2 deep; an undefined cell type ends paths, with a warning
