@@ -485,16 +485,17 @@ struct Key {
     /// Verdict queue: frames `vq_head..vq_tail` decided, verdict pending.
     vq_head: usize,
     vq_tail: usize,
-    /// The emit's authentication result for the head, registered (`auth_valid_q`): its
-    /// inputs were in during the last cycle and it was the head then, no take in between.
-    auth_q: bool,
 }
 
 /// Stage `emit`: job table, G, delay FIFO, S1, S4, S5 and the output register.
 struct Emit {
     in_flight: usize,
     /// `u_pkt_skid` (between the packet FIFO and G) holds a beat: the front of `parse.fifo`.
-    pskid: bool,
+    pkt_skid: bool,
+    /// The authentication walk's registered result for the verdict-queue head
+    /// (`auth_valid_q`): its inputs were in during the last cycle and it was the head then,
+    /// no take in between.
+    auth_valid: bool,
     /// G register: beat and GHASH blocks still to feed.
     g: Option<(Beat, u32)>,
     /// Frame whose length block is pending in `rocesec_ghash_feed` (`len_pend_q`).
@@ -572,12 +573,12 @@ pub fn predict(
         conflict_cycles: 0,
         vq_head: 0,
         vq_tail: 0,
-        auth_q: false,
     };
     let mut crypto = Crypto::default();
     let mut emit = Emit {
         in_flight: 0,
-        pskid: false,
+        pkt_skid: false,
+        auth_valid: false,
         g: None,
         len_pend: None,
         gq: VecDeque::new(),
@@ -607,7 +608,7 @@ pub fn predict(
         // Registered state at the start of the cycle.
         // `parse.fifo` holds the beats of the packet FIFO and the one in `u_pkt_skid` (its front)
         let pkt_avail0 = !parse.fifo.is_empty();
-        let pkt_count0 = parse.fifo.len() - usize::from(emit.pskid);
+        let pkt_count0 = parse.fifo.len() - usize::from(emit.pkt_skid);
         let hq_count0 = parse.hq.iter().filter(|e| e.1 <= c).count();
         let fq_count0 = parse.fq.iter().filter(|e| e.1 <= c).count();
         let ks_count0 = crypto.ks_count;
@@ -838,7 +839,7 @@ pub fn predict(
         }
         // u_pkt_skid (registered ready): the FIFO pops into it while it is empty, and the beat
         // stays there unless the walker takes it in this cycle
-        emit.pskid = (emit.pskid || pkt_count0 > 0) && !g_took;
+        emit.pkt_skid = (emit.pkt_skid || pkt_count0 > 0) && !g_took;
 
         // ---- crypto: CTR generator and AES pipeline ----
         crypto.step(
@@ -864,7 +865,7 @@ pub fn predict(
             let pl = &plans[h];
             auth_d = !pl.process
                 || (gend_vis[h] <= c && ekj0_vis[h] <= c && (!pl.needs_hash || hash_vis[h] <= c));
-            if fin && key.auth_q {
+            if fin && emit.auth_valid {
                 parse.fq.pop_front();
                 key.vq_head += 1;
                 done_vis[h] = c + ep.done_cycles;
@@ -872,7 +873,7 @@ pub fn predict(
                 auth_d = false;
             }
         }
-        key.auth_q = auth_d;
+        emit.auth_valid = auth_d;
 
         // ---- key stage: stage J (key fetch, job issue) ----
         let hq_front = parse.hq.front().filter(|e| e.1 <= c).map(|e| e.0);

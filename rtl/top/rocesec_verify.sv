@@ -136,7 +136,7 @@ module rocesec_verify
   // registered ready, so the walker's ready (the GHASH feed's block decisions) no longer runs
   // into the FIFO's head registers and block-RAM address (the deepest path of the 496db73
   // verify top by logic delay). The walker sees every beat in the cycle it would have; the
-  // FIFO holds one beat fewer while the skid holds one (the timing layer's `pskid`).
+  // FIFO holds one beat fewer while the skid holds one (the timing layer's `Emit::pkt_skid`).
   common_skid #(
     .Width (144 * LANES + 1)
   ) u_pkt_skid (

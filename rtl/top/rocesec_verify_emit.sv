@@ -476,7 +476,7 @@ module rocesec_verify_emit
   // bypass into the key stage's read registers were one path, 22 cells, the deepest of the
   // 1491c9f verify top). A result is reported a cycle after its inputs are in, and not in the
   // cycle after a pop (auth_valid_q is then cleared; auth_ok_q holds the old slot's result,
-  // unused): the timing layer models both (model/src/timing_verify.rs, `auth_q`).
+  // unused): the timing layer models both (model/src/timing_verify.rs, `Emit::auth_valid`).
   logic auth_valid_d, auth_ok_d, auth_valid_q, auth_ok_q, auth_pop;
 
   always_comb begin
